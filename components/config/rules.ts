@@ -1,0 +1,232 @@
+// Rules that involve more than one key. Each names every key involved and the way out.
+import { FLOATING_TAGS, parseImage, parseQuantity } from "./formats";
+import { ConfigProblem, keyOf, removeCommand, setCommand, valueAt } from "./problems";
+import { ParsedConfig } from "./schema";
+
+/** Secret config keys, read with `getSecret` so their values stay encrypted in state and logs. */
+export const SECRET_NAMES = [
+  "adminPassword",
+  "secretKey",
+  "dbFieldsEncryptionKey",
+  "databasePassword",
+  "s3SecretAccessKey",
+] as const;
+export type SecretName = (typeof SECRET_NAMES)[number];
+
+/** Settings the program owns; setting them through extraSettings would fight the program. */
+const MANAGED_SETTINGS = [
+  "SECRET_KEY",
+  "DATABASES",
+  "DB_ENCRYPTION_KEY",
+  "CONTENT_ORIGIN",
+  "API_ROOT",
+  "CONTENT_PATH_PREFIX",
+  "ALLOWED_CONTENT_CHECKSUMS",
+  "STORAGES",
+  "MEDIA_ROOT",
+  "CACHE_ENABLED",
+  "WORKER_TYPE",
+  "REDIS_HOST",
+  "REDIS_PORT",
+  "TOKEN_AUTH_DISABLED",
+  "TOKEN_SERVER",
+  "TOKEN_SIGNATURE_ALGORITHM",
+  "PUBLIC_KEY_PATH",
+  "PRIVATE_KEY_PATH",
+];
+
+export function checkRules(
+  config: ParsedConfig,
+  raw: Record<string, unknown>,
+  suppliedSecrets: ReadonlySet<SecretName>,
+): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const add = (path: PropertyKey[], message: string, fix: string) =>
+    problems.push({ key: keyOf(path), given: valueAt(raw, path), message, fix });
+
+  // Database: exactly one source.
+  const { external, cloudnativepg } = config.database;
+  if (external && cloudnativepg) {
+    add(
+      ["database"],
+      "sets both database.external and database.cloudnativepg; Pulp uses one database",
+      `${removeCommand("pulp:database.external")}  or  ${removeCommand("pulp:database.cloudnativepg")}`,
+    );
+  } else if (!external && !cloudnativepg) {
+    add(
+      ["database"],
+      "names no database: set database.cloudnativepg (an in-cluster PostgreSQL managed by CloudNativePG) or database.external",
+      `${setCommand("pulp:database.cloudnativepg.instances", "3")}  or  ${setCommand("pulp:database.external.host", "db.example.com")}`,
+    );
+  }
+  if (external && !suppliedSecrets.has("databasePassword")) {
+    add(
+      ["database", "external"],
+      "an external database needs its password in the secret key pulp:databasePassword",
+      "pulumi config set --secret pulp:databasePassword <password>",
+    );
+  }
+
+  // Storage: exactly one place for artifacts, and never RWO under several pods.
+  const { pvc, s3 } = config.storage;
+  if (pvc && s3) {
+    add(
+      ["storage"],
+      "sets both storage.pvc and storage.s3; artifacts live in one place",
+      `${removeCommand("pulp:storage.pvc")}  or  ${removeCommand("pulp:storage.s3")}`,
+    );
+  } else if (!pvc && !s3) {
+    add(["storage"], "names no artifact storage", setCommand("pulp:storage.pvc.size", "50Gi"));
+  }
+  if (s3 && !suppliedSecrets.has("s3SecretAccessKey")) {
+    add(
+      ["storage", "s3"],
+      "object storage needs the secret key pulp:s3SecretAccessKey",
+      "pulumi config set --secret pulp:s3SecretAccessKey <key>",
+    );
+  }
+  if (pvc && !s3 && pvc.accessMode === "ReadWriteOnce") {
+    const pods = config.api.replicas + config.content.replicas + config.worker.replicas;
+    add(
+      ["storage", "pvc", "accessMode"],
+      `ReadWriteOnce attaches the volume to one node, but api, content and worker pods (${pods} now, more during a ` +
+        'rolling update) all mount /var/lib/pulp: pods on another node fail with "Multi-Attach error" and every ' +
+        "upgrade stalls. Use a storage class that serves ReadWriteMany (NFS, CephFS, EFS, Azure Files...) or object storage",
+      `${setCommand("pulp:storage.pvc.accessMode", "ReadWriteMany")}  (with a RWX storage class: ${setCommand("pulp:storage.pvc.storageClass", "<rwx-class>")})  or configure pulp:storage.s3`,
+    );
+  }
+
+  // Redis-backed features need Redis.
+  if (!config.redis.enabled) {
+    if (config.cacheEnabled) {
+      add(
+        ["cacheEnabled"],
+        "the content cache needs Redis, and redis.enabled is false",
+        setCommand("pulp:redis.enabled", "true"),
+      );
+    }
+    if (config.workerType === "redis") {
+      add(
+        ["workerType"],
+        'the "redis" worker type needs Redis, and redis.enabled is false',
+        setCommand("pulp:redis.enabled", "true"),
+      );
+    }
+  }
+
+  // Disruption budgets that would block every node drain.
+  const budgets = [
+    ["api", config.api.replicas, config.api.podDisruptionBudget],
+    ["content", config.content.replicas, config.content.podDisruptionBudget],
+    ["worker", config.worker.replicas, config.worker.podDisruptionBudget],
+    ["web", config.web.enabled ? config.web.replicas : 0, config.web.podDisruptionBudget],
+  ] as const;
+  for (const [component, replicas, budget] of budgets) {
+    if ("minAvailable" in budget && replicas > 0 && budget.minAvailable >= replicas) {
+      add(
+        [component, "podDisruptionBudget", "minAvailable"],
+        `minAvailable ${budget.minAvailable} with ${replicas} replica(s) allows no eviction: node drains and cluster upgrades would hang`,
+        `${setCommand(`pulp:${component}.podDisruptionBudget.minAvailable`, String(Math.max(0, replicas - 1)))}  or use maxUnavailable: 1`,
+      );
+    }
+  }
+
+  // The pulpcore version drives migrations and upgrade plans, so it must be known.
+  const image = parseImage(config.image);
+  const tagVersion = image?.tag && /^\d+\.\d+\.\d+$/.test(image.tag) ? image.tag : undefined;
+  if (config.pulpcoreVersion && tagVersion && config.pulpcoreVersion !== tagVersion) {
+    add(
+      ["pulpcoreVersion"],
+      `says ${config.pulpcoreVersion} but the image tag says ${tagVersion}`,
+      removeCommand("pulp:pulpcoreVersion"),
+    );
+  }
+  if (!config.pulpcoreVersion && !tagVersion && image && !FLOATING_TAGS.includes(image.tag as never)) {
+    add(
+      ["pulpcoreVersion"],
+      `cannot be read from the image "${config.image}" (its tag is not a version): say which pulpcore version the image runs`,
+      setCommand("pulp:pulpcoreVersion", "3.85.0"),
+    );
+  }
+
+  if (config.maintenance && config.idle) {
+    add(
+      ["idle"],
+      "idle (everything at zero) and maintenance (content keeps serving) contradict each other",
+      removeCommand("pulp:maintenance"),
+    );
+  }
+
+  if (config.ingress.enabled && !config.ingress.host) {
+    add(
+      ["ingress", "host"],
+      "an enabled ingress needs the host name it serves",
+      setCommand("pulp:ingress.host", "pulp.example.com"),
+    );
+  }
+
+  for (const name of Object.keys(config.extraSettings)) {
+    if (MANAGED_SETTINGS.includes(name)) {
+      add(
+        ["extraSettings", name],
+        `${name} is set by the program from its own keys; setting it here would fight them`,
+        `${removeCommand(`pulp:extraSettings.${name}`)} and use the dedicated key (see README, Config reference)`,
+      );
+    }
+  }
+
+  problems.push(...dataVolumeProblems(config, raw));
+  return problems;
+}
+
+/** CDI imports: unique names, and room in the namespace quota for the scratch space an import needs. */
+function dataVolumeProblems(config: ParsedConfig, raw: Record<string, unknown>): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const seen = new Set<string>();
+  config.dataVolumes.forEach((dv, i) => {
+    if (seen.has(dv.name)) {
+      problems.push({
+        key: keyOf(["dataVolumes", i, "name"]),
+        given: dv.name,
+        message: "is used by an earlier data volume; each DataVolume names its own PVC",
+        fix: setCommand(`pulp:dataVolumes[${i}].name`, `${dv.name}-2`),
+      });
+    }
+    seen.add(dv.name);
+  });
+
+  const quota = config.namespaceQuota && parseQuantity(config.namespaceQuota.requestsStorage);
+  if (quota === undefined) return problems;
+  const gi = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)}Gi`;
+  let needed = 0;
+  const parts: string[] = [];
+  if (config.storage.pvc && !config.storage.s3) {
+    const size = parseQuantity(config.storage.pvc.size) ?? 0;
+    needed += size;
+    parts.push(`artifacts ${gi(size)}`);
+  }
+  if (config.database.cloudnativepg) {
+    const size =
+      (parseQuantity(config.database.cloudnativepg.storageSize) ?? 0) *
+      config.database.cloudnativepg.instances;
+    needed += size;
+    parts.push(`database ${gi(size)}`);
+  }
+  for (const dv of config.dataVolumes) {
+    // CDI imports through a scratch PVC as large as the target, so an import needs twice its size.
+    const size = 2 * (parseQuantity(dv.size) ?? 0);
+    needed += size;
+    parts.push(`import ${dv.name} 2 x ${dv.size}`);
+  }
+  if (needed > quota) {
+    problems.push({
+      key: keyOf(["namespaceQuota", "requestsStorage"]),
+      given: valueAt(raw, ["namespaceQuota", "requestsStorage"]),
+      message:
+        `${config.namespaceQuota?.requestsStorage} is less than the storage this install requests: ${gi(needed)} (${parts.join(" + ")}). ` +
+        "CDI importers would fail with an exceeded-quota error and leave the DataVolume pending",
+      fix: setCommand("pulp:namespaceQuota.requestsStorage", `${Math.ceil(needed / 2 ** 30)}Gi`),
+    });
+  }
+  return problems;
+}

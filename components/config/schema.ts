@@ -1,0 +1,271 @@
+// The whole install as one zod schema. Every default lives here, so `parseConfig({})` plus the two
+// required keys describes a complete install. Cross-field rules (RWO storage, Redis, the database) are
+// in `rules.ts`, where they can name every key involved.
+import { z } from "zod";
+import {
+  dnsLabelProblem,
+  dnsSubdomainProblem,
+  imageProblem,
+  labelValueProblem,
+  originProblem,
+  parseQuantity,
+  quantityProblem,
+  urlPathProblem,
+} from "./formats";
+
+/** A string checked by one of the `*Problem` functions of formats.ts. */
+function formatted(problem: (value: string) => string | undefined) {
+  return z.string().superRefine((value, ctx) => {
+    const reason = problem(value);
+    if (reason) ctx.addIssue({ code: "custom", message: `must be ${reason}` });
+  });
+}
+
+const quantity = formatted(quantityProblem);
+const wholeNumber = (min: number, max: number) =>
+  z
+    .number({ error: `must be a whole number from ${min} to ${max}` })
+    .int({ error: `must be a whole number from ${min} to ${max}` })
+    .min(min, { error: `must be a whole number from ${min} to ${max}` })
+    .max(max, { error: `must be a whole number from ${min} to ${max}` });
+
+const resourceList = z.strictObject({ cpu: quantity.optional(), memory: quantity.optional() });
+
+export const resourcesSchema = z
+  .strictObject({ requests: resourceList.default({}), limits: resourceList.default({}) })
+  .superRefine((value, ctx) => {
+    for (const kind of ["cpu", "memory"] as const) {
+      const request = value.requests[kind];
+      const limit = value.limits[kind];
+      if (request === undefined || limit === undefined) continue;
+      if ((parseQuantity(request) ?? 0) > (parseQuantity(limit) ?? Infinity)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["requests", kind],
+          message: `request ${request} is above the limit ${limit}; Kubernetes rejects such a pod. Lower the request or raise limits.${kind}`,
+        });
+      }
+    }
+  });
+
+const probe = z.strictObject({
+  initialDelaySeconds: wholeNumber(0, 3600).optional(),
+  periodSeconds: wholeNumber(1, 300).optional(),
+  timeoutSeconds: wholeNumber(1, 60).optional(),
+  failureThreshold: wholeNumber(1, 1000).optional(),
+});
+export type ProbeTuning = z.infer<typeof probe>;
+
+const probes = z
+  .strictObject({ startup: probe.default({}), readiness: probe.default({}), liveness: probe.default({}) })
+  .default({ startup: {}, readiness: {}, liveness: {} });
+
+/** A PDB that allows no voluntary eviction would block every node drain. */
+const disruptionBudget = z.union([
+  z.strictObject({
+    maxUnavailable: z
+      .number()
+      .int()
+      .min(1, { error: "must be a whole number >= 1: maxUnavailable 0 would block every node drain" }),
+  }),
+  z.strictObject({ minAvailable: wholeNumber(0, 10000) }),
+]);
+
+function componentSchema(defaults: {
+  replicas: number;
+  requests: { cpu: string; memory: string };
+  limits: { memory: string };
+  terminationGracePeriodSeconds: number;
+}) {
+  return z
+    .strictObject({
+      replicas: wholeNumber(0, 1000).default(defaults.replicas),
+      resources: resourcesSchema.default({ requests: defaults.requests, limits: defaults.limits }),
+      terminationGracePeriodSeconds: wholeNumber(1, 7 * 24 * 3600).default(
+        defaults.terminationGracePeriodSeconds,
+      ),
+      podDisruptionBudget: disruptionBudget.default({ maxUnavailable: 1 }),
+      probes,
+      /** Spread pods over zones and nodes; `ScheduleAnyway` keeps a one-zone cluster schedulable. */
+      topologySpread: z.boolean().default(true),
+      /** Deep-merged over the generated pod spec: the escape hatch for what this schema does not model. */
+      podSpecOverrides: z.record(z.string(), z.unknown()).default({}),
+    })
+    .prefault({});
+}
+
+export const apiSchema = componentSchema({
+  replicas: 2,
+  requests: { cpu: "250m", memory: "512Mi" },
+  limits: { memory: "2Gi" },
+  terminationGracePeriodSeconds: 60,
+});
+
+const workerDefaults = {
+  replicas: 2,
+  requests: { cpu: "250m", memory: "512Mi" },
+  limits: { memory: "2Gi" },
+  // A worker finishes its running task on SIGTERM; an hour covers large syncs, and an idle worker exits at once.
+  terminationGracePeriodSeconds: 3600,
+};
+
+const webSchema = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    image: formatted(imageProblem).default("quay.io/pulp/pulp-web:3.85.0"),
+    replicas: wholeNumber(0, 1000).default(2),
+    resources: resourcesSchema.default({
+      requests: { cpu: "50m", memory: "64Mi" },
+      limits: { memory: "256Mi" },
+    }),
+    /** nginx's 1m default (10m in some images) breaks pushes and uploads with 413 (pulp-operator #330). */
+    clientMaxBodySize: z
+      .string()
+      .regex(/^\d+[kmg]?$/, { error: 'must be an nginx size such as "10g", "512m" or "0" (no limit)' })
+      .default("10g"),
+    podDisruptionBudget: disruptionBudget.default({ maxUnavailable: 1 }),
+    probes,
+    topologySpread: z.boolean().default(true),
+    podSpecOverrides: z.record(z.string(), z.unknown()).default({}),
+  })
+  .prefault({});
+
+const redisSchema = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    image: formatted(imageProblem).default("docker.io/library/redis:7.4.2-alpine"),
+    resources: resourcesSchema.default({
+      requests: { cpu: "50m", memory: "64Mi" },
+      limits: { memory: "512Mi" },
+    }),
+  })
+  .prefault({});
+
+const externalDatabase = z.strictObject({
+  host: formatted(dnsSubdomainProblem),
+  port: wholeNumber(1, 65535).default(5432),
+  name: z.string().min(1).default("pulp"),
+  user: z.string().min(1).default("pulp"),
+  sslmode: z.enum(["disable", "allow", "prefer", "require", "verify-ca", "verify-full"]).default("prefer"),
+});
+
+const cloudNativePg = z.strictObject({
+  instances: wholeNumber(1, 9).default(3),
+  storageSize: quantity.default("10Gi"),
+  storageClass: formatted(dnsSubdomainProblem).optional(),
+  /** Leave unset for the operator's default PostgreSQL image; Pulp needs PostgreSQL >= 14. */
+  imageName: formatted(imageProblem).optional(),
+  resources: resourcesSchema.default({
+    requests: { cpu: "250m", memory: "512Mi" },
+    limits: { memory: "2Gi" },
+  }),
+});
+
+const databaseSchema = z.strictObject({
+  external: externalDatabase.optional(),
+  cloudnativepg: cloudNativePg.optional(),
+});
+
+const pvcStorage = z.strictObject({
+  size: quantity.default("50Gi"),
+  storageClass: formatted(dnsSubdomainProblem).optional(),
+  accessMode: z.enum(["ReadWriteMany", "ReadWriteOnce"]).default("ReadWriteMany"),
+});
+
+const s3Storage = z.strictObject({
+  bucket: z.string().min(3),
+  endpointUrl: z.url({ error: 'must be a URL such as "https://s3.example.com"' }).optional(),
+  region: z.string().min(1).optional(),
+  accessKeyId: z.string().min(1),
+});
+
+const storageSchema = z
+  .strictObject({ pvc: pvcStorage.optional(), s3: s3Storage.optional() })
+  .default({ pvc: { size: "50Gi", accessMode: "ReadWriteMany" } });
+
+const ingressSchema = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    kind: z.enum(["Ingress", "Route"]).default("Ingress"),
+    host: formatted(dnsSubdomainProblem).optional(),
+    className: formatted(dnsSubdomainProblem).optional(),
+    tlsSecretName: formatted(dnsSubdomainProblem).optional(),
+    annotations: z.record(z.string(), z.string()).default({}),
+  })
+  .prefault({});
+
+const dataVolume = z.strictObject({
+  name: formatted((v) => dnsLabelProblem(v, 52)),
+  url: z
+    .url({ error: "must be an http(s) URL of an uncompressed tar archive" })
+    .refine((v) => /^https?:\/\//.test(v), {
+      error: "must be an http(s) URL: CDI unpacks archives only from http and upload sources",
+    }),
+  size: quantity,
+  storageClass: formatted(dnsSubdomainProblem).optional(),
+  /** The storage class binds on first consumer: ask CDI to bind at once so the import can start. */
+  waitForFirstConsumer: z.boolean().default(false),
+});
+
+const quotaSchema = z.strictObject({ requestsStorage: quantity });
+
+const checksum = z.enum(["md5", "sha1", "sha224", "sha256", "sha384", "sha512"]);
+
+export const configSchema = z.strictObject({
+  namespace: formatted(dnsLabelProblem).default("pulp"),
+  createNamespace: z.boolean().default(true),
+  instanceName: formatted((v) => dnsLabelProblem(v, 30) ?? labelValueProblem(v)).default("pulp"),
+  image: formatted(imageProblem).default("quay.io/pulp/pulp-minimal:3.85.0"),
+  /** Derived from the image tag when it is a version; required for a digest-only image. */
+  pulpcoreVersion: z
+    .string()
+    .regex(/^\d+\.\d+\.\d+$/, { error: 'must be a pulpcore version such as "3.85.0"' })
+    .optional(),
+  contentOrigin: formatted(originProblem),
+  apiRoot: formatted(urlPathProblem).default("/pulp/"),
+  contentPathPrefix: formatted(urlPathProblem).default("/pulp/content/"),
+  allowedContentChecksums: z
+    .array(checksum)
+    .default(["sha224", "sha256", "sha384", "sha512"])
+    .refine((v) => v.includes("sha256"), {
+      error: 'must contain "sha256": Pulp stores and verifies every artifact by its sha256',
+    }),
+  cacheEnabled: z.boolean().default(false),
+  workerType: z.enum(["pulpcore", "redis"]).default("pulpcore"),
+  tokenAuth: z.boolean().default(false),
+  maintenance: z.boolean().default(false),
+  idle: z.boolean().default(false),
+  api: apiSchema,
+  content: componentSchema({
+    replicas: 2,
+    requests: { cpu: "100m", memory: "256Mi" },
+    limits: { memory: "1Gi" },
+    terminationGracePeriodSeconds: 30,
+  }),
+  worker: componentSchema(workerDefaults),
+  web: webSchema,
+  redis: redisSchema,
+  database: databaseSchema,
+  storage: storageSchema,
+  ingress: ingressSchema,
+  dataVolumes: z.array(dataVolume).default([]),
+  namespaceQuota: quotaSchema.optional(),
+  migration: z
+    .strictObject({
+      resources: resourcesSchema.default({
+        requests: { cpu: "250m", memory: "512Mi" },
+        limits: { memory: "2Gi" },
+      }),
+      backoffLimit: wholeNumber(0, 10).default(2),
+    })
+    .prefault({}),
+  /** Rendered into settings.py after everything the program sets; keys are Pulp setting names. */
+  extraSettings: z
+    .record(z.string().regex(/^[A-Z][A-Z0-9_]*$/, { error: "setting names are UPPER_CASE" }), z.unknown())
+    .default({}),
+});
+
+export type RawPulpConfig = z.input<typeof configSchema>;
+export type ParsedConfig = z.output<typeof configSchema>;
+export type ComponentConfig = ParsedConfig["api"];
+export type ResourcesConfig = z.output<typeof resourcesSchema>;

@@ -1,0 +1,110 @@
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { PulpConfig } from "../config/parse";
+import { DatabaseSettings } from "../settings/render";
+import { fixedName, Identity, labels } from "../shared/labels";
+import { SecretKeyRef } from "../secrets/pulpSecrets";
+
+export interface DatabaseArgs {
+  namespace: pulumi.Input<string>;
+  identity: Identity;
+  database: PulpConfig["database"];
+  /** The external database's password, from the stack config. */
+  externalPassword?: pulumi.Output<string>;
+}
+
+/**
+ * Where Pulp's PostgreSQL is: an external server (its password kept in a Secret made here) or a
+ * CloudNativePG `Cluster` in the namespace, awaited until Ready. The operator makes the `<cluster>-app`
+ * Secret and the `<cluster>-rw` Service; settings point at them.
+ */
+export class Database extends pulumi.ComponentResource {
+  readonly settings: DatabaseSettings;
+  readonly password: SecretKeyRef;
+  /** What must exist before anything connects (for dependsOn). */
+  readonly ready: pulumi.Resource[];
+  readonly cluster?: k8s.apiextensions.CustomResource;
+
+  constructor(name: string, args: DatabaseArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("pulp:database:Database", name, {}, opts);
+    const { external, cloudnativepg } = args.database;
+    if (external) {
+      const secret = new k8s.core.v1.Secret(
+        name,
+        {
+          metadata: {
+            name: fixedName(args.identity, "database"),
+            namespace: args.namespace,
+            labels: labels(args.identity, "database"),
+          },
+          type: "Opaque",
+          stringData: { password: args.externalPassword ?? pulumi.secret("") },
+        },
+        { parent: this },
+      );
+      this.settings = {
+        host: external.host,
+        port: external.port,
+        name: external.name,
+        user: external.user,
+        sslmode: external.sslmode,
+      };
+      this.password = { name: fixedName(args.identity, "database"), key: "password" };
+      this.ready = [secret];
+    } else if (cloudnativepg) {
+      const clusterName = fixedName(args.identity, "db");
+      this.cluster = new k8s.apiextensions.CustomResource(
+        name,
+        {
+          apiVersion: "postgresql.cnpg.io/v1",
+          kind: "Cluster",
+          metadata: {
+            name: clusterName,
+            namespace: args.namespace,
+            labels: labels(args.identity, "database"),
+            annotations: { "pulumi.com/waitFor": "condition=Ready" },
+          },
+          spec: cloudNativePgSpec(cloudnativepg),
+        },
+        // The cluster holds every byte of Pulp's metadata: never replaced or deleted by a config change.
+        {
+          parent: this,
+          protect: true,
+          retainOnDelete: true,
+          customTimeouts: { create: "20m", update: "20m" },
+        },
+      );
+      this.settings = {
+        host: `${clusterName}-rw`,
+        port: 5432,
+        name: "pulp",
+        user: "pulp",
+        sslmode: "prefer",
+      };
+      this.password = { name: `${clusterName}-app`, key: "password" };
+      this.ready = [this.cluster];
+    } else {
+      throw new pulumi.ResourceError(
+        "database: neither external nor cloudnativepg is set (parseConfig rejects this)",
+        this,
+      );
+    }
+    this.registerOutputs({ host: this.settings.host });
+  }
+}
+
+export function cloudNativePgSpec(
+  cnpg: NonNullable<PulpConfig["database"]["cloudnativepg"]>,
+): Record<string, unknown> {
+  return {
+    instances: cnpg.instances,
+    ...(cnpg.imageName ? { imageName: cnpg.imageName } : {}),
+    // Updates move the primary by switchover to an updated replica instead of restarting it in place.
+    primaryUpdateStrategy: "unsupervised",
+    primaryUpdateMethod: "switchover",
+    storage: { size: cnpg.storageSize, ...(cnpg.storageClass ? { storageClass: cnpg.storageClass } : {}) },
+    bootstrap: { initdb: { database: "pulp", owner: "pulp" } },
+    resources: cnpg.resources,
+    enablePDB: true,
+  };
+}

@@ -1,0 +1,111 @@
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { ResourcesConfig } from "../config/schema";
+import { SecretKeyRef } from "../secrets/pulpSecrets";
+import { contentHash } from "../shared/hash";
+import { fixedName, Identity, labels } from "../shared/labels";
+import { restricted } from "../workload/podSecurity";
+import {
+  initDirsContainer,
+  pulpEnv,
+  pulpVolumeMounts,
+  pulpVolumes,
+  PulpRuntime,
+} from "../workload/pulpProcess";
+
+export interface MigrationJobArgs {
+  namespace: pulumi.Input<string>;
+  identity: Identity;
+  runtime: PulpRuntime;
+  /** The settings text: part of what names the Job, so new settings or a new image get a new Job. */
+  settingsHash: string;
+  adminPassword: SecretKeyRef;
+  resources: ResourcesConfig;
+  backoffLimit: number;
+  /** Settings, secrets, database and storage: the Job itself must wait for them, not only this component. */
+  after: pulumi.Resource[];
+}
+
+/** What the Job runs: wait for the database, migrate, then make sure the admin password is the managed one. */
+export const MIGRATE_SCRIPT = [
+  "set -eu",
+  "/usr/bin/wait_on_postgres.py",
+  "/usr/local/bin/pulpcore-manager migrate --noinput",
+  '/usr/local/bin/pulpcore-manager reset-admin-password --password "$PULP_ADMIN_PASSWORD"',
+].join("\n");
+
+/**
+ * `pulpcore-manager migrate` as one Job per release and settings (its name hashes everything it runs, so
+ * a change always makes a new Job, created before the old one is deleted): never by hand, never per pod (several
+ * pods migrating at once raced into UniqueViolation, pulp-operator #991). Awaited until Complete, with no
+ * TTL (Kubernetes would delete it and the next run would recreate it). Everything that runs Pulp code
+ * depends on it, so `pulumi up` rolls nothing until the schema is ready, and a failed migration stops the
+ * update before any Deployment changes.
+ */
+export class MigrationJob extends pulumi.ComponentResource {
+  readonly job: k8s.batch.v1.Job;
+  readonly jobName: string;
+
+  constructor(name: string, args: MigrationJobArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("pulp:migration:MigrationJob", name, {}, opts);
+    const rt = args.runtime;
+    this.jobName = fixedName(
+      args.identity,
+      `migrate-${contentHash(
+        {
+          image: rt.image,
+          settings: args.settingsHash,
+          backoffLimit: args.backoffLimit,
+          resources: args.resources,
+          secrets: [
+            rt.secretKey,
+            rt.dbFieldsKey,
+            rt.databasePassword,
+            rt.s3SecretKey,
+            rt.tokenKeysSecret,
+            args.adminPassword,
+          ],
+        },
+        8,
+      )}`,
+    );
+    const podLabels = labels(args.identity, "migration");
+    this.job = new k8s.batch.v1.Job(
+      name,
+      {
+        metadata: { name: this.jobName, namespace: args.namespace, labels: podLabels },
+        spec: {
+          backoffLimit: args.backoffLimit,
+          template: {
+            metadata: { labels: podLabels },
+            spec: restricted({
+              restartPolicy: "Never",
+              initContainers: [initDirsContainer(rt)],
+              containers: [
+                {
+                  name: "migrate",
+                  image: rt.image,
+                  command: ["/bin/sh", "-c", MIGRATE_SCRIPT],
+                  env: [
+                    ...pulpEnv(rt),
+                    {
+                      name: "PULP_ADMIN_PASSWORD",
+                      valueFrom: {
+                        secretKeyRef: { name: args.adminPassword.name, key: args.adminPassword.key },
+                      },
+                    },
+                  ],
+                  volumeMounts: pulpVolumeMounts(rt),
+                  resources: args.resources,
+                },
+              ],
+              volumes: pulpVolumes(rt),
+            }),
+          },
+        },
+      },
+      { parent: this, dependsOn: args.after, customTimeouts: { create: "30m", update: "30m" } },
+    );
+    this.registerOutputs({ jobName: this.jobName });
+  }
+}

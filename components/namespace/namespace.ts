@@ -1,0 +1,39 @@
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+
+/** Pod Security Standards labels: the API server rejects any pod of this namespace that is not `restricted`. */
+export const POD_SECURITY_LABELS = {
+  "pod-security.kubernetes.io/enforce": "restricted",
+  "pod-security.kubernetes.io/enforce-version": "latest",
+  "pod-security.kubernetes.io/warn": "restricted",
+  "pod-security.kubernetes.io/audit": "restricted",
+};
+
+export interface PulpNamespaceArgs {
+  name: string;
+  /** false: the namespace exists already and is managed elsewhere (its labels are then not set here). */
+  create: boolean;
+  labels: Record<string, string>;
+}
+
+/** The namespace Pulp lives in, labelled to enforce Pod Security `restricted`. */
+export class PulpNamespace extends pulumi.ComponentResource {
+  readonly name: pulumi.Output<string>;
+  readonly namespace?: k8s.core.v1.Namespace;
+
+  constructor(name: string, args: PulpNamespaceArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("pulp:namespace:PulpNamespace", name, {}, opts);
+    if (args.create) {
+      this.namespace = new k8s.core.v1.Namespace(
+        name,
+        { metadata: { name: args.name, labels: { ...args.labels, ...POD_SECURITY_LABELS } } },
+        // Deleting a namespace deletes every PVC in it: neither a config change nor `destroy` may do that.
+        { parent: this, retainOnDelete: true },
+      );
+      this.name = this.namespace.metadata.name;
+    } else {
+      this.name = pulumi.output(args.name);
+    }
+    this.registerOutputs({ name: this.name });
+  }
+}

@@ -1,0 +1,260 @@
+import * as pulumi from "@pulumi/pulumi";
+import { DataVolumeImports } from "./cdi/dataVolumes";
+import { SuppliedSecrets } from "./config/load";
+import { PulpConfig } from "./config/parse";
+import { Database } from "./database/database";
+import { PulpIngress, Backend } from "./ingress/ingress";
+import { MigrationJob } from "./migration/migrationJob";
+import { PulpNamespace } from "./namespace/namespace";
+import { Redis, REDIS_PORT } from "./redis/redis";
+import { PulpSecrets } from "./secrets/pulpSecrets";
+import { Settings } from "./settings/settings";
+import { contentHash } from "./shared/hash";
+import { fixedName, Identity, labels } from "./shared/labels";
+import { ArtifactStorage } from "./storage/artifactStorage";
+import { PulpWeb } from "./web/pulpWeb";
+import { WEB_PORT } from "./web/nginx";
+import {
+  API_PORT,
+  CONTENT_PORT,
+  initDirsContainer,
+  pulpContainer,
+  PulpProcess,
+  PulpRuntime,
+  pulpVolumes,
+} from "./workload/pulpProcess";
+import { Workload } from "./workload/workload";
+
+export interface PulpArgs {
+  /** The validated install, from `parseConfig` or `loadConfig`. */
+  config: PulpConfig;
+  /** Secret values from the stack config. */
+  secrets: SuppliedSecrets;
+}
+
+/**
+ * A whole Pulp install: namespace, secrets, database, artifact storage, settings, the migration Job and
+ * the api, content and worker Deployments (plus pulp-web, Redis and ingress when enabled).
+ *
+ * Order on every `pulumi up`: secrets, database and storage; then settings; then the migration Job,
+ * awaited until Complete; only then do Deployments change. A failed migration leaves the running
+ * release untouched.
+ */
+export class Pulp extends pulumi.ComponentResource {
+  readonly namespace: pulumi.Output<string>;
+  readonly apiUrl: string;
+  readonly contentUrl: string;
+  readonly serviceNames: Record<string, string>;
+  readonly secretNames: Record<string, string>;
+  readonly migrationJobName: string;
+  readonly workloads: Partial<Record<PulpProcess | "web" | "redis", Workload>> = {};
+  readonly settings: Settings;
+  readonly migration: MigrationJob;
+
+  constructor(name: string, args: PulpArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("pulp:index:Pulp", name, {}, opts);
+    const { config, secrets: supplied } = args;
+    const identity: Identity = { instance: config.instanceName, version: config.pulpcoreVersion };
+    const child = { parent: this };
+
+    const ns = new PulpNamespace(
+      `${name}-namespace`,
+      { name: config.namespace, create: config.createNamespace, labels: labels(identity, "config") },
+      child,
+    );
+    this.namespace = ns.name;
+    const namespace = ns.name;
+
+    const secrets = new PulpSecrets(
+      `${name}-secrets`,
+      { namespace, identity, supplied, tokenAuth: config.tokenAuth },
+      child,
+    );
+    const database = new Database(
+      `${name}-database`,
+      { namespace, identity, database: config.database, externalPassword: supplied.databasePassword },
+      child,
+    );
+
+    const imports = new DataVolumeImports(
+      `${name}-imports`,
+      { namespace, identity, imports: config.dataVolumes },
+      child,
+    );
+    const storage = new ArtifactStorage(
+      `${name}-storage`,
+      { namespace, identity, storage: config.storage, s3SecretAccessKey: supplied.s3SecretAccessKey },
+      child,
+    );
+
+    const redis = config.redis.enabled
+      ? new Redis(
+          `${name}-redis`,
+          { namespace, identity, image: config.redis.image, resources: config.redis.resources },
+          child,
+        )
+      : undefined;
+    if (redis) this.workloads.redis = redis.workload;
+
+    const origin = new URL(config.contentOrigin);
+    this.settings = new Settings(
+      `${name}-settings`,
+      {
+        namespace,
+        identity,
+        input: {
+          contentOrigin: config.contentOrigin,
+          apiRoot: config.apiRoot,
+          contentPathPrefix: config.contentPathPrefix,
+          allowedContentChecksums: config.allowedContentChecksums,
+          database: database.settings,
+          s3: config.storage.s3,
+          redis: redis ? { host: redis.host, port: REDIS_PORT } : undefined,
+          cacheEnabled: config.cacheEnabled,
+          workerType: config.workerType,
+          tokenAuth: config.tokenAuth ? { server: `${origin.origin}/token/` } : undefined,
+          extra: config.extraSettings,
+        },
+      },
+      child,
+    );
+
+    const runtime: PulpRuntime = {
+      image: config.image,
+      settingsSecretName: this.settings.secretName,
+      secretKey: secrets.secretKey,
+      dbFieldsKey: secrets.dbFieldsKey,
+      databasePassword: database.password,
+      s3SecretKey: storage.s3SecretKey,
+      tokenKeysSecret: secrets.tokenKeysSecret,
+      dataVolume: storage.volume,
+      apiRoot: config.apiRoot,
+      contentPathPrefix: config.contentPathPrefix,
+    };
+
+    this.migration = new MigrationJob(
+      `${name}-migrate`,
+      {
+        namespace,
+        identity,
+        runtime,
+        settingsHash: this.settings.hash,
+        adminPassword: secrets.adminPassword,
+        resources: config.migration.resources,
+        backoffLimit: config.migration.backoffLimit,
+        after: [
+          this.settings.secret,
+          ...secrets.resources,
+          ...database.ready,
+          ...storage.resources,
+          ...Object.values(imports.dataVolumes),
+          ...(redis ? [redis.workload.deployment] : []),
+        ],
+      },
+      child,
+    );
+    this.migrationJobName = this.migration.jobName;
+
+    // Rolls the pods when what they read changes: settings.py (named by its hash) and the secret values
+    // that come from the stack config. One-way hashes, so they need not stay secret.
+    const configHash = pulumi.unsecret(
+      pulumi
+        .all([supplied.databasePassword, supplied.s3SecretAccessKey])
+        .apply(([db, s3]) =>
+          contentHash({ settings: this.settings.hash, db: db && contentHash(db), s3: s3 && contentHash(s3) }),
+        ),
+    );
+
+    const replicas = (process: PulpProcess): number => {
+      if (config.idle) return 0;
+      if (config.maintenance && process === "worker") return 0;
+      return config[process].replicas;
+    };
+    for (const process of ["api", "content", "worker"] as const) {
+      const component = config[process];
+      this.workloads[process] = new Workload(
+        `${name}-${process}`,
+        {
+          namespace,
+          identity,
+          component: process,
+          replicas: replicas(process),
+          configHash,
+          service:
+            process === "api"
+              ? { port: API_PORT, targetPort: API_PORT }
+              : process === "content"
+                ? { port: CONTENT_PORT, targetPort: CONTENT_PORT }
+                : undefined,
+          disruptionBudget: component.podDisruptionBudget,
+          topologySpread: component.topologySpread,
+          podSpecOverrides: component.podSpecOverrides,
+          podSpec: {
+            terminationGracePeriodSeconds: component.terminationGracePeriodSeconds,
+            initContainers: [initDirsContainer(runtime)],
+            containers: [pulpContainer(process, runtime, component.resources, component.probes)],
+            volumes: pulpVolumes(runtime),
+          },
+          after: [this.migration.job],
+        },
+        child,
+      );
+    }
+
+    const apiBackend: Backend = { service: fixedName(identity, "api"), port: API_PORT };
+    const contentBackend: Backend = { service: fixedName(identity, "content"), port: CONTENT_PORT };
+    let routes = [
+      { path: config.contentPathPrefix, backend: contentBackend },
+      { path: "/", backend: apiBackend },
+    ];
+    if (config.web.enabled) {
+      const web = new PulpWeb(
+        `${name}-web`,
+        {
+          namespace,
+          identity,
+          web: { ...config.web, replicas: config.idle ? 0 : config.web.replicas },
+          upstreams: {
+            apiHost: apiBackend.service,
+            apiPort: API_PORT,
+            contentHost: contentBackend.service,
+            contentPort: CONTENT_PORT,
+            contentPathPrefix: config.contentPathPrefix,
+          },
+          after: [this.migration.job],
+        },
+        child,
+      );
+      this.workloads.web = web.workload;
+      routes = [{ path: "/", backend: { service: fixedName(identity, "web"), port: WEB_PORT } }];
+    }
+    if (config.ingress.enabled) {
+      new PulpIngress(`${name}-ingress`, { namespace, identity, ingress: config.ingress, routes }, child);
+    }
+
+    this.apiUrl = `${config.contentOrigin}${config.apiRoot}api/v3/`;
+    this.contentUrl = `${config.contentOrigin}${config.contentPathPrefix}`;
+    this.serviceNames = Object.fromEntries(
+      Object.entries(this.workloads)
+        .filter(([, w]) => w?.service)
+        .map(([k, w]) => [k, w!.name]),
+    );
+    this.secretNames = {
+      settings: this.settings.secretName,
+      secretKey: secrets.secretKey.name,
+      dbFieldsEncryption: secrets.dbFieldsKey.name,
+      adminPassword: secrets.adminPassword.name,
+      databasePassword: database.password.name,
+      ...(secrets.tokenKeysSecret ? { containerAuth: secrets.tokenKeysSecret } : {}),
+      ...(storage.s3SecretKey ? { s3: storage.s3SecretKey.name } : {}),
+    };
+    this.registerOutputs({
+      namespace: this.namespace,
+      apiUrl: this.apiUrl,
+      contentUrl: this.contentUrl,
+      serviceNames: this.serviceNames,
+      secretNames: this.secretNames,
+      migrationJobName: this.migrationJobName,
+    });
+  }
+}

@@ -1,0 +1,60 @@
+import * as pulumi from "@pulumi/pulumi";
+import { ResourcesConfig } from "../config/schema";
+import { contentHash } from "../shared/hash";
+import { Identity } from "../shared/labels";
+import { Workload } from "../workload/workload";
+
+export const REDIS_PORT = 6379;
+/** The uid of the official redis images' `redis` user. */
+const REDIS_UID = 999;
+
+export interface RedisArgs {
+  namespace: pulumi.Input<string>;
+  identity: Identity;
+  image: string;
+  resources: ResourcesConfig;
+}
+
+/** A single Redis for the content cache and the redis worker type. It holds no data worth keeping. */
+export class Redis extends pulumi.ComponentResource {
+  readonly workload: Workload;
+  readonly host: string;
+
+  constructor(name: string, args: RedisArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("pulp:redis:Redis", name, {}, opts);
+    const command = ["redis-server", "--save", "", "--appendonly", "no", "--port", String(REDIS_PORT)];
+    const probe = { tcpSocket: { port: REDIS_PORT }, periodSeconds: 10, timeoutSeconds: 5 };
+    this.workload = new Workload(
+      name,
+      {
+        namespace: args.namespace,
+        identity: args.identity,
+        component: "redis",
+        replicas: 1,
+        uid: REDIS_UID,
+        configHash: contentHash({ command }),
+        service: { port: REDIS_PORT, targetPort: REDIS_PORT },
+        disruptionBudget: { maxUnavailable: 1 },
+        topologySpread: false,
+        podSpec: {
+          containers: [
+            {
+              name: "redis",
+              image: args.image,
+              command,
+              ports: [{ name: "redis", containerPort: REDIS_PORT }],
+              resources: args.resources,
+              readinessProbe: probe,
+              livenessProbe: { ...probe, failureThreshold: 5 },
+              volumeMounts: [{ name: "data", mountPath: "/data" }],
+            },
+          ],
+          volumes: [{ name: "data", emptyDir: {} }],
+        },
+      },
+      { parent: this },
+    );
+    this.host = this.workload.name;
+    this.registerOutputs({ host: this.host });
+  }
+}

@@ -1,0 +1,89 @@
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { SuppliedSecrets } from "../config/load";
+import { DB_FIELDS_KEY_FILE, TOKEN_PRIVATE_KEY_FILE, TOKEN_PUBLIC_KEY_FILE } from "../settings/render";
+import { fixedName, Identity, labels } from "../shared/labels";
+import { GeneratedSecret } from "./generatedSecret";
+
+export interface PulpSecretsArgs {
+  namespace: pulumi.Input<string>;
+  identity: Identity;
+  supplied: SuppliedSecrets;
+  tokenAuth: boolean;
+}
+
+/** A Kubernetes Secret's name and key, as env `secretKeyRef` and volume items take them. */
+export interface SecretKeyRef {
+  name: string;
+  key: string;
+}
+
+/**
+ * The secrets Pulp needs, generated once (or taken from the stack config) and kept as Kubernetes Secrets
+ * with fixed names. Both the generated values and the Secrets are protected and retained on delete: the
+ * database-fields key encrypts data in the database, and a new one would make that data unreadable.
+ */
+export class PulpSecrets extends pulumi.ComponentResource {
+  readonly secretKey: SecretKeyRef;
+  readonly adminPassword: SecretKeyRef;
+  readonly dbFieldsKey: SecretKeyRef;
+  /** Secret holding the token-signing key pair (container registry auth), when enabled. */
+  readonly tokenKeysSecret?: string;
+  /** Every Kubernetes Secret made here, for dependsOn. */
+  readonly resources: k8s.core.v1.Secret[] = [];
+
+  constructor(name: string, args: PulpSecretsArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("pulp:secrets:PulpSecrets", name, {}, opts);
+    const keep = { parent: this, protect: true, retainOnDelete: true };
+    const valueOf = (
+      suffix: string,
+      kind: "django-secret-key" | "fernet-key" | "password",
+      supplied?: pulumi.Output<string>,
+    ) => supplied ?? new GeneratedSecret(`${name}-${suffix}`, { kind }, keep).value;
+
+    const secret = (suffix: string, data: Record<string, pulumi.Input<string>>) => {
+      const resource = new k8s.core.v1.Secret(
+        `${name}-${suffix}`,
+        {
+          metadata: {
+            name: fixedName(args.identity, suffix),
+            namespace: args.namespace,
+            labels: labels(args.identity, "config"),
+          },
+          type: "Opaque",
+          stringData: data,
+        },
+        keep,
+      );
+      this.resources.push(resource);
+      return fixedName(args.identity, suffix);
+    };
+
+    this.secretKey = {
+      name: secret("secret-key", {
+        secret_key: valueOf("secret-key", "django-secret-key", args.supplied.secretKey),
+      }),
+      key: "secret_key",
+    };
+    this.dbFieldsKey = {
+      name: secret("db-fields-encryption", {
+        [DB_FIELDS_KEY_FILE]: valueOf("db-fields-key", "fernet-key", args.supplied.dbFieldsEncryptionKey),
+      }),
+      key: DB_FIELDS_KEY_FILE,
+    };
+    this.adminPassword = {
+      name: secret("admin-password", {
+        password: valueOf("admin-password", "password", args.supplied.adminPassword),
+      }),
+      key: "password",
+    };
+    if (args.tokenAuth) {
+      const pair = new GeneratedSecret(`${name}-token-keys`, { kind: "ec-p256-keypair" }, keep);
+      this.tokenKeysSecret = secret("container-auth", {
+        [TOKEN_PRIVATE_KEY_FILE]: pair.value,
+        [TOKEN_PUBLIC_KEY_FILE]: pair.publicKey.apply((k) => k ?? ""),
+      });
+    }
+    this.registerOutputs({});
+  }
+}

@@ -1,0 +1,127 @@
+// settings.py as text, from plain values only: the same input gives byte-identical output, so a
+// re-run changes nothing and rolls nothing (pulp-operator #1649 rewrote it in random order and
+// restarted every pod on every reconcile). Secrets never appear here: pods get them as PULP_* env.
+
+export const SETTINGS_PATH = "/etc/pulp/settings.py";
+export const KEYS_DIR = "/etc/pulp/keys";
+export const DB_FIELDS_KEY_FILE = "database_fields.symmetric.key";
+export const TOKEN_PRIVATE_KEY_FILE = "container_auth_private_key.pem";
+export const TOKEN_PUBLIC_KEY_FILE = "container_auth_public_key.pem";
+export const PULP_DATA_DIR = "/var/lib/pulp";
+
+export interface DatabaseSettings {
+  host: string;
+  port: number;
+  name: string;
+  user: string;
+  sslmode: string;
+}
+
+export interface S3Settings {
+  bucket: string;
+  endpointUrl?: string;
+  region?: string;
+  accessKeyId: string;
+}
+
+export interface SettingsInput {
+  contentOrigin: string;
+  apiRoot: string;
+  contentPathPrefix: string;
+  allowedContentChecksums: readonly string[];
+  database: DatabaseSettings;
+  s3?: S3Settings;
+  redis?: { host: string; port: number };
+  cacheEnabled: boolean;
+  workerType: "pulpcore" | "redis";
+  tokenAuth?: { server: string };
+  extra: Record<string, unknown>;
+}
+
+export function settingsValues(input: SettingsInput): Record<string, unknown> {
+  const settings: Record<string, unknown> = {
+    CONTENT_ORIGIN: input.contentOrigin,
+    API_ROOT: input.apiRoot,
+    CONTENT_PATH_PREFIX: input.contentPathPrefix,
+    ALLOWED_CONTENT_CHECKSUMS: [...input.allowedContentChecksums].sort(),
+    DATABASES: {
+      default: {
+        ENGINE: "django.db.backends.postgresql",
+        HOST: input.database.host,
+        PORT: input.database.port,
+        NAME: input.database.name,
+        USER: input.database.user,
+        CONN_MAX_AGE: 0,
+        OPTIONS: { sslmode: input.database.sslmode },
+      },
+    },
+    DB_ENCRYPTION_KEY: `${KEYS_DIR}/${DB_FIELDS_KEY_FILE}`,
+    MEDIA_ROOT: `${PULP_DATA_DIR}/media`,
+    STATIC_ROOT: `${PULP_DATA_DIR}/assets`,
+    FILE_UPLOAD_TEMP_DIR: `${PULP_DATA_DIR}/tmp`,
+    WORKING_DIRECTORY: `${PULP_DATA_DIR}/tmp`,
+    STORAGES: {
+      default: input.s3
+        ? {
+            BACKEND: "storages.backends.s3.S3Storage",
+            OPTIONS: {
+              bucket_name: input.s3.bucket,
+              access_key: input.s3.accessKeyId,
+              ...(input.s3.endpointUrl ? { endpoint_url: input.s3.endpointUrl } : {}),
+              ...(input.s3.region ? { region_name: input.s3.region } : {}),
+              default_acl: "private",
+              signature_version: "s3v4",
+              addressing_style: "path",
+            },
+          }
+        : { BACKEND: "pulpcore.app.models.storage.FileSystem" },
+      staticfiles: { BACKEND: "django.contrib.staticfiles.storage.StaticFilesStorage" },
+    },
+    CACHE_ENABLED: input.cacheEnabled,
+    WORKER_TYPE: input.workerType,
+  };
+  if (input.redis) {
+    settings.REDIS_HOST = input.redis.host;
+    settings.REDIS_PORT = input.redis.port;
+  }
+  if (input.tokenAuth) {
+    settings.TOKEN_AUTH_DISABLED = false;
+    settings.TOKEN_SERVER = input.tokenAuth.server;
+    settings.TOKEN_SIGNATURE_ALGORITHM = "ES256";
+    settings.PRIVATE_KEY_PATH = `${KEYS_DIR}/${TOKEN_PRIVATE_KEY_FILE}`;
+    settings.PUBLIC_KEY_PATH = `${KEYS_DIR}/${TOKEN_PUBLIC_KEY_FILE}`;
+  }
+  return { ...settings, ...input.extra };
+}
+
+export function renderSettings(input: SettingsInput): string {
+  const values = settingsValues(input);
+  const lines = Object.keys(values)
+    .sort()
+    .map((key) => `${key} = ${toPython(values[key])}`);
+  return [
+    "# Rendered by the pulp Pulumi program from the stack config. Do not edit: run `pulumi up`.",
+    ...lines,
+    "",
+  ].join("\n");
+}
+
+/** A Python literal for a JSON-like value, with dict keys sorted. */
+export function toPython(value: unknown): string {
+  if (value === null || value === undefined) return "None";
+  if (value === true) return "True";
+  if (value === false) return "False";
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw new Error(`settings cannot hold the number ${value}`);
+    return String(value);
+  }
+  if (typeof value === "string") return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(toPython).join(", ")}]`;
+  if (typeof value === "object") {
+    const entries = Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}: ${toPython((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(", ")}}`;
+  }
+  throw new Error(`settings cannot hold a ${typeof value}`);
+}

@@ -1,0 +1,33 @@
+/** The part a pod plays; also the `app.kubernetes.io/component` label and the Service name suffix. */
+export type Component =
+  "api" | "content" | "worker" | "web" | "redis" | "migration" | "database" | "storage" | "config" | "import";
+
+export interface Identity {
+  /** `app.kubernetes.io/instance`, and the prefix of every fixed name. */
+  instance: string;
+  /** pulpcore version, for `app.kubernetes.io/version`. */
+  version: string;
+}
+
+/** Selector labels: unique per workload and never changing (a Deployment's selector is immutable). */
+export function selectorLabels(id: Identity, component: Component): Record<string, string> {
+  return {
+    "app.kubernetes.io/name": "pulp",
+    "app.kubernetes.io/instance": id.instance,
+    "app.kubernetes.io/component": component,
+  };
+}
+
+export function labels(id: Identity, component: Component): Record<string, string> {
+  return {
+    ...selectorLabels(id, component),
+    "app.kubernetes.io/part-of": "pulp",
+    "app.kubernetes.io/version": id.version,
+    "app.kubernetes.io/managed-by": "pulumi",
+  };
+}
+
+/** Fixed names: what people type in kubectl and what DNS and settings refer to. */
+export function fixedName(id: Identity, suffix: string): string {
+  return `${id.instance}-${suffix}`;
+}

@@ -1,0 +1,70 @@
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { PulpConfig } from "../config/parse";
+import { SecretKeyRef } from "../secrets/pulpSecrets";
+import { fixedName, Identity, labels } from "../shared/labels";
+
+export interface ArtifactStorageArgs {
+  namespace: pulumi.Input<string>;
+  identity: Identity;
+  storage: PulpConfig["storage"];
+  /** The object storage secret key, from the stack config. */
+  s3SecretAccessKey?: pulumi.Output<string>;
+}
+
+/**
+ * `/var/lib/pulp`: a ReadWriteMany PVC shared by api, content and worker pods, or, with object storage,
+ * a per-pod scratch directory (artifacts then live in the bucket).
+ */
+export class ArtifactStorage extends pulumi.ComponentResource {
+  /** The pod volume that mounts at /var/lib/pulp. */
+  readonly volume: k8s.types.input.core.v1.Volume;
+  readonly claim?: k8s.core.v1.PersistentVolumeClaim;
+  readonly s3SecretKey?: SecretKeyRef;
+  /** What pods need to exist before they start (for dependsOn). */
+  readonly resources: pulumi.Resource[] = [];
+
+  constructor(name: string, args: ArtifactStorageArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("pulp:storage:ArtifactStorage", name, {}, opts);
+    const pvc = args.storage.pvc;
+    if (args.storage.s3 || !pvc) {
+      this.volume = { name: "pulp-data", emptyDir: {} };
+      const secret = new k8s.core.v1.Secret(
+        `${name}-s3`,
+        {
+          metadata: {
+            name: fixedName(args.identity, "s3"),
+            namespace: args.namespace,
+            labels: labels(args.identity, "storage"),
+          },
+          type: "Opaque",
+          stringData: { secret_key: args.s3SecretAccessKey ?? pulumi.secret("") },
+        },
+        { parent: this },
+      );
+      this.s3SecretKey = { name: fixedName(args.identity, "s3"), key: "secret_key" };
+      this.resources.push(secret);
+    } else {
+      this.claim = new k8s.core.v1.PersistentVolumeClaim(
+        name,
+        {
+          metadata: {
+            name: fixedName(args.identity, "artifacts"),
+            namespace: args.namespace,
+            labels: labels(args.identity, "storage"),
+          },
+          spec: {
+            accessModes: [pvc.accessMode],
+            storageClassName: pvc.storageClass,
+            resources: { requests: { storage: pvc.size } },
+          },
+        },
+        // Every artifact lives here: a change that would replace it fails instead, and destroy keeps it.
+        { parent: this, protect: true, retainOnDelete: true },
+      );
+      this.resources.push(this.claim);
+      this.volume = { name: "pulp-data", persistentVolumeClaim: { claimName: this.claim.metadata.name } };
+    }
+    this.registerOutputs({});
+  }
+}

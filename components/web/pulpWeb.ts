@@ -1,0 +1,81 @@
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { PulpConfig } from "../config/parse";
+import { contentHash } from "../shared/hash";
+import { fixedName, Identity, labels } from "../shared/labels";
+import { Workload } from "../workload/workload";
+import { renderNginxConf, NginxInput, WEB_PORT } from "./nginx";
+
+export interface PulpWebArgs {
+  namespace: pulumi.Input<string>;
+  identity: Identity;
+  web: PulpConfig["web"];
+  upstreams: Omit<NginxInput, "clientMaxBodySize">;
+  after?: pulumi.Resource[];
+}
+
+/** The pulp-web nginx in front of api and content, with its config in a content-named ConfigMap. */
+export class PulpWeb extends pulumi.ComponentResource {
+  readonly workload: Workload;
+
+  constructor(name: string, args: PulpWebArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("pulp:web:PulpWeb", name, {}, opts);
+    const conf = renderNginxConf({ ...args.upstreams, clientMaxBodySize: args.web.clientMaxBodySize });
+    const hash = contentHash(conf);
+    const configMap = new k8s.core.v1.ConfigMap(
+      name,
+      {
+        metadata: {
+          name: fixedName(args.identity, `web-${hash}`),
+          namespace: args.namespace,
+          labels: labels(args.identity, "config"),
+        },
+        immutable: true,
+        data: { "nginx.conf": conf },
+      },
+      { parent: this },
+    );
+    const health = { httpGet: { path: "/healthz", port: WEB_PORT }, periodSeconds: 10, timeoutSeconds: 5 };
+    this.workload = new Workload(
+      name,
+      {
+        namespace: args.namespace,
+        identity: args.identity,
+        component: "web",
+        replicas: args.web.replicas,
+        configHash: hash,
+        service: { port: WEB_PORT, targetPort: WEB_PORT },
+        disruptionBudget: args.web.podDisruptionBudget,
+        topologySpread: args.web.topologySpread,
+        podSpecOverrides: args.web.podSpecOverrides,
+        after: args.after,
+        podSpec: {
+          terminationGracePeriodSeconds: 30,
+          containers: [
+            {
+              name: "web",
+              image: args.web.image,
+              ports: [{ name: "http", containerPort: WEB_PORT }],
+              resources: args.web.resources,
+              readinessProbe: { ...health, ...args.web.probes.readiness },
+              livenessProbe: { ...health, failureThreshold: 5, ...args.web.probes.liveness },
+              lifecycle: { preStop: { exec: { command: ["/bin/sh", "-c", "sleep 10"] } } },
+              volumeMounts: [
+                { name: "conf", mountPath: "/etc/nginx/nginx.conf", subPath: "nginx.conf", readOnly: true },
+                { name: "tmp", mountPath: "/tmp" },
+                { name: "cache", mountPath: "/var/cache/nginx" },
+              ],
+            },
+          ],
+          volumes: [
+            { name: "conf", configMap: { name: configMap.metadata.name } },
+            { name: "tmp", emptyDir: {} },
+            { name: "cache", emptyDir: {} },
+          ],
+        },
+      },
+      { parent: this },
+    );
+    this.registerOutputs({});
+  }
+}

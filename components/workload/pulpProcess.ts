@@ -1,0 +1,191 @@
+// The pod spec of a Pulp process (api, content, worker, or the migration Job): one image, the process
+// chosen by command, settings.py and keys mounted from Secrets, secrets as PULP_* env.
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { ProbeTuning, ResourcesConfig } from "../config/schema";
+import { SecretKeyRef } from "../secrets/pulpSecrets";
+import {
+  DB_FIELDS_KEY_FILE,
+  KEYS_DIR,
+  PULP_DATA_DIR,
+  SETTINGS_PATH,
+  TOKEN_PRIVATE_KEY_FILE,
+  TOKEN_PUBLIC_KEY_FILE,
+} from "../settings/render";
+
+type Probe = k8s.types.input.core.v1.Probe;
+type Container = k8s.types.input.core.v1.Container;
+
+export type PulpProcess = "api" | "content" | "worker";
+
+export const API_PORT = 24817;
+export const CONTENT_PORT = 24816;
+
+/** What every Pulp container reads. */
+export interface PulpRuntime {
+  image: string;
+  settingsSecretName: pulumi.Input<string>;
+  secretKey: SecretKeyRef;
+  dbFieldsKey: SecretKeyRef;
+  databasePassword: SecretKeyRef;
+  s3SecretKey?: SecretKeyRef;
+  tokenKeysSecret?: string;
+  dataVolume: k8s.types.input.core.v1.Volume;
+  apiRoot: string;
+  contentPathPrefix: string;
+}
+
+const secretEnv = (name: string, ref: SecretKeyRef) => ({
+  name,
+  valueFrom: { secretKeyRef: { name: ref.name, key: ref.key } },
+});
+
+export function pulpEnv(rt: PulpRuntime): k8s.types.input.core.v1.EnvVar[] {
+  return [
+    secretEnv("PULP_SECRET_KEY", rt.secretKey),
+    // dynaconf merges `__`-nested env keys into DATABASES["default"], so the password never sits in settings.py.
+    secretEnv("PULP_DATABASES__default__PASSWORD", rt.databasePassword),
+    ...(rt.s3SecretKey ? [secretEnv("PULP_STORAGES__default__OPTIONS__secret_key", rt.s3SecretKey)] : []),
+  ];
+}
+
+export function pulpVolumes(rt: PulpRuntime): k8s.types.input.core.v1.Volume[] {
+  return [
+    { name: "settings", secret: { secretName: rt.settingsSecretName, defaultMode: 0o440 } },
+    { name: "db-fields-key", secret: { secretName: rt.dbFieldsKey.name, defaultMode: 0o440 } },
+    ...(rt.tokenKeysSecret
+      ? [{ name: "token-keys", secret: { secretName: rt.tokenKeysSecret, defaultMode: 0o440 } }]
+      : []),
+    rt.dataVolume,
+    { name: "tmp", emptyDir: {} },
+  ];
+}
+
+export function pulpVolumeMounts(rt: PulpRuntime): k8s.types.input.core.v1.VolumeMount[] {
+  const key = (file: string, volume: string) => ({
+    name: volume,
+    mountPath: `${KEYS_DIR}/${file}`,
+    subPath: file,
+    readOnly: true,
+  });
+  return [
+    { name: "settings", mountPath: SETTINGS_PATH, subPath: "settings.py", readOnly: true },
+    key(DB_FIELDS_KEY_FILE, "db-fields-key"),
+    ...(rt.tokenKeysSecret
+      ? [key(TOKEN_PRIVATE_KEY_FILE, "token-keys"), key(TOKEN_PUBLIC_KEY_FILE, "token-keys")]
+      : []),
+    { name: String(rt.dataVolume.name), mountPath: PULP_DATA_DIR },
+    { name: "tmp", mountPath: "/tmp" },
+  ];
+}
+
+/** Creates the directories Pulp expects before it starts (a missing tmp crashed workers, pulp-operator #1338). */
+export function initDirsContainer(rt: PulpRuntime): Container {
+  return {
+    name: "init-dirs",
+    image: rt.image,
+    command: [
+      "/bin/sh",
+      "-c",
+      `mkdir -p ${PULP_DATA_DIR}/media ${PULP_DATA_DIR}/assets ${PULP_DATA_DIR}/tmp`,
+    ],
+    volumeMounts: [{ name: String(rt.dataVolume.name), mountPath: PULP_DATA_DIR }],
+    resources: { requests: { cpu: "10m", memory: "32Mi" }, limits: { memory: "64Mi" } },
+  };
+}
+
+const tuned = (base: Probe, tuning: ProbeTuning): Probe => ({ ...base, ...tuning });
+
+/**
+ * Probes per process. Startup probes allow for the entrypoint's wait on the database and on migrations;
+ * liveness never depends on the database, or a database outage would restart every pod.
+ */
+export function pulpProbes(
+  process: PulpProcess,
+  rt: PulpRuntime,
+  tuning: { startup: ProbeTuning; readiness: ProbeTuning; liveness: ProbeTuning },
+): Pick<Container, "startupProbe" | "readinessProbe" | "livenessProbe"> {
+  switch (process) {
+    case "api": {
+      const status = { httpGet: { path: `${rt.apiRoot}api/v3/status/`, port: API_PORT } };
+      return {
+        startupProbe: tuned(
+          { ...status, periodSeconds: 10, timeoutSeconds: 10, failureThreshold: 60 },
+          tuning.startup,
+        ),
+        readinessProbe: tuned(
+          { ...status, periodSeconds: 10, timeoutSeconds: 10, failureThreshold: 3 },
+          tuning.readiness,
+        ),
+        livenessProbe: tuned(
+          {
+            httpGet: { path: `${rt.apiRoot}api/v3/livez/`, port: API_PORT },
+            periodSeconds: 20,
+            timeoutSeconds: 10,
+            failureThreshold: 5,
+          },
+          tuning.liveness,
+        ),
+      };
+    }
+    case "content": {
+      const ready = { exec: { command: ["/usr/bin/readyz.py", rt.contentPathPrefix] } };
+      return {
+        startupProbe: tuned(
+          { ...ready, periodSeconds: 10, timeoutSeconds: 10, failureThreshold: 60 },
+          tuning.startup,
+        ),
+        readinessProbe: tuned(
+          { ...ready, periodSeconds: 10, timeoutSeconds: 10, failureThreshold: 3 },
+          tuning.readiness,
+        ),
+        livenessProbe: tuned(
+          { tcpSocket: { port: CONTENT_PORT }, periodSeconds: 20, timeoutSeconds: 5, failureThreshold: 5 },
+          tuning.liveness,
+        ),
+      };
+    }
+    case "worker": {
+      // No HTTP port; a worker busy with a long task must not be killed, so there is no liveness probe.
+      const db = { exec: { command: ["/usr/bin/wait_on_postgres.py"] } };
+      return {
+        startupProbe: tuned(
+          { ...db, periodSeconds: 10, timeoutSeconds: 10, failureThreshold: 60 },
+          tuning.startup,
+        ),
+        readinessProbe: tuned(
+          { ...db, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 3 },
+          tuning.readiness,
+        ),
+      };
+    }
+  }
+}
+
+export const PROCESS_COMMAND: Record<PulpProcess, string[]> = {
+  api: ["pulp-api"],
+  content: ["pulp-content"],
+  worker: ["pulp-worker"],
+};
+
+export function pulpContainer(
+  process: PulpProcess,
+  rt: PulpRuntime,
+  resources: ResourcesConfig,
+  probes: { startup: ProbeTuning; readiness: ProbeTuning; liveness: ProbeTuning },
+): Container {
+  const port = process === "api" ? API_PORT : process === "content" ? CONTENT_PORT : undefined;
+  return {
+    name: process,
+    image: rt.image,
+    imagePullPolicy: "IfNotPresent",
+    command: PROCESS_COMMAND[process],
+    env: pulpEnv(rt),
+    ports: port ? [{ name: "http", containerPort: port, protocol: "TCP" }] : undefined,
+    volumeMounts: pulpVolumeMounts(rt),
+    resources,
+    ...pulpProbes(process, rt, probes),
+    // The web servers: let the endpoint removal reach every proxy before the process stops taking requests.
+    lifecycle: port ? { preStop: { exec: { command: ["/bin/sh", "-c", "sleep 10"] } } } : undefined,
+  };
+}

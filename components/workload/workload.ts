@@ -1,0 +1,122 @@
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { Component, fixedName, Identity, labels, selectorLabels } from "../shared/labels";
+import { deepMerge } from "../shared/merge";
+import { restricted } from "./podSecurity";
+
+/** Pod-template annotation holding a hash of exactly the config the pods consume: a change rolls them. */
+export const CONFIG_HASH_ANNOTATION = "pulp.pulpproject.org/config-hash";
+
+export interface WorkloadArgs {
+  namespace: pulumi.Input<string>;
+  identity: Identity;
+  component: Component;
+  replicas: number;
+  /** Containers, volumes and the like; security context, labels and spreading are added here. */
+  podSpec: k8s.types.input.core.v1.PodSpec;
+  /** Hash of the settings, secrets and files the pods read. */
+  configHash: pulumi.Input<string>;
+  /** Exposes `port` through a ClusterIP Service named `<instance>-<component>`. */
+  service?: { port: number; targetPort: number };
+  disruptionBudget: { maxUnavailable: number } | { minAvailable: number };
+  topologySpread: boolean;
+  podSpecOverrides?: Record<string, unknown>;
+  uid?: number;
+  /** What must be done before the Deployment changes (the migration Job). A component's own dependsOn
+   * does not hold back its children, so it is passed down to the Deployment itself. */
+  after?: pulumi.Resource[];
+}
+
+/**
+ * One Pulp process kind: a Deployment that rolls with `maxUnavailable: 0` (a new pod must be ready
+ * before an old one goes), a PodDisruptionBudget, and a Service when the process listens.
+ */
+export class Workload extends pulumi.ComponentResource {
+  readonly deployment: k8s.apps.v1.Deployment;
+  readonly service?: k8s.core.v1.Service;
+  readonly disruptionBudget: k8s.policy.v1.PodDisruptionBudget;
+  readonly name: string;
+
+  constructor(name: string, args: WorkloadArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("pulp:workload:Workload", name, {}, opts);
+    const selector = selectorLabels(args.identity, args.component);
+    const metaLabels = labels(args.identity, args.component);
+    this.name = fixedName(args.identity, args.component);
+
+    const spread = (topologyKey: string): k8s.types.input.core.v1.TopologySpreadConstraint => ({
+      maxSkew: 1,
+      topologyKey,
+      // ScheduleAnyway: a single-zone or single-node cluster still schedules every replica.
+      whenUnsatisfiable: "ScheduleAnyway",
+      labelSelector: { matchLabels: selector },
+      // Spread each ReplicaSet on its own, so a rollout's new pods are spread too.
+      matchLabelKeys: ["pod-template-hash"],
+    });
+    const podSpec = deepMerge(
+      restricted(
+        {
+          ...args.podSpec,
+          topologySpreadConstraints: args.topologySpread
+            ? [spread("topology.kubernetes.io/zone"), spread("kubernetes.io/hostname")]
+            : undefined,
+        },
+        args.uid,
+      ),
+      args.podSpecOverrides ?? {},
+    );
+
+    this.deployment = new k8s.apps.v1.Deployment(
+      name,
+      {
+        metadata: { name: this.name, namespace: args.namespace, labels: metaLabels },
+        spec: {
+          replicas: args.replicas,
+          selector: { matchLabels: selector },
+          strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
+          revisionHistoryLimit: 5,
+          progressDeadlineSeconds: 600,
+          template: {
+            metadata: { labels: metaLabels, annotations: { [CONFIG_HASH_ANNOTATION]: args.configHash } },
+            spec: podSpec,
+          },
+        },
+      },
+      { parent: this, dependsOn: args.after },
+    );
+
+    this.disruptionBudget = new k8s.policy.v1.PodDisruptionBudget(
+      name,
+      {
+        metadata: { name: this.name, namespace: args.namespace, labels: metaLabels },
+        spec: { ...args.disruptionBudget, selector: { matchLabels: selector } },
+      },
+      { parent: this },
+    );
+
+    if (args.service) {
+      this.service = new k8s.core.v1.Service(
+        name,
+        {
+          metadata: {
+            name: this.name,
+            namespace: args.namespace,
+            labels: metaLabels,
+            // With no replicas (idle) there are no endpoints to wait for.
+            annotations: args.replicas === 0 ? { "pulumi.com/skipAwait": "true" } : undefined,
+          },
+          spec: {
+            type: "ClusterIP",
+            selector,
+            ports: [
+              { name: "http", port: args.service.port, targetPort: args.service.targetPort, protocol: "TCP" },
+            ],
+          },
+        },
+        // The Service's await needs ready endpoints, which exist only once the Deployment's pods are ready.
+        { parent: this, dependsOn: [this.deployment] },
+      );
+    }
+
+    this.registerOutputs({ deployment: this.deployment.metadata.name, service: this.service?.metadata.name });
+  }
+}

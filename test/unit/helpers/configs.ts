@@ -1,0 +1,28 @@
+// Stack configs for tests: the dev stack as committed, and a minimal valid one.
+import * as fs from "fs";
+import * as path from "path";
+import * as yaml from "js-yaml";
+
+export const REPO = path.resolve(__dirname, "../../..");
+
+/** The `config:` block of Pulumi.<stack>.yaml, keys with their namespace. */
+export function stackConfig(stack: string): Record<string, unknown> {
+  const doc = yaml.load(fs.readFileSync(path.join(REPO, `Pulumi.${stack}.yaml`), "utf8")) as {
+    config: Record<string, unknown>;
+  };
+  return doc.config;
+}
+
+/** Raw config (no `pulp:` prefix) as parseConfig takes it. */
+export function rawOf(config: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(config)
+      .filter(([k]) => k.startsWith("pulp:"))
+      .map(([k, v]) => [k.slice("pulp:".length), v]),
+  );
+}
+
+export const MINIMAL: Record<string, unknown> = {
+  contentOrigin: "https://pulp.example.com",
+  database: { cloudnativepg: {} },
+};

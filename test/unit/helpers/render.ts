@@ -1,0 +1,40 @@
+import { loadConfig } from "../../../components/config/load";
+import { SecretName } from "../../../components/config/rules";
+import { Pulp } from "../../../components/pulp";
+import { MockRun, Registered, runWithMocks } from "./pulumiMocks";
+
+/** Renders a whole install under mocks from raw `pulp:` config (keys without the prefix). */
+export async function render(
+  raw: Record<string, unknown>,
+  secrets: Partial<Record<SecretName, string>> = {},
+  preview = false,
+): Promise<MockRun> {
+  const config: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries({ ...raw, ...secrets })) config[`pulp:${k}`] = v;
+  return runWithMocks({ config, secretKeys: Object.keys(secrets).map((k) => `pulp:${k}`), preview }, () => {
+    const loaded = loadConfig();
+    new Pulp(loaded.config.instanceName, loaded);
+  });
+}
+
+export const DEPLOYMENT = "kubernetes:apps/v1:Deployment";
+export const JOB = "kubernetes:batch/v1:Job";
+export const SECRET = "kubernetes:core/v1:Secret";
+export const PVC = "kubernetes:core/v1:PersistentVolumeClaim";
+export const CNPG = "kubernetes:postgresql.cnpg.io/v1:Cluster";
+export const DATA_VOLUME = "kubernetes:cdi.kubevirt.io/v1beta1:DataVolume";
+
+/** The pod template of each Deployment, by metadata.name. */
+export function podTemplates(run: MockRun): Record<string, unknown> {
+  return Object.fromEntries(
+    run.ofType(DEPLOYMENT).map((d) => [d.inputs.metadata.name, d.inputs.spec.template]),
+  );
+}
+
+/** Every pod spec the install creates: Deployments and Jobs. */
+export function podSpecs(run: MockRun): [string, Record<string, unknown>][] {
+  return [...run.ofType(DEPLOYMENT), ...run.ofType(JOB)].map((r: Registered) => [
+    `${r.type.split(":").pop()} ${r.inputs.metadata.name}`,
+    r.inputs.spec.template.spec,
+  ]);
+}
