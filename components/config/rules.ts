@@ -195,7 +195,8 @@ function dataVolumeProblems(config: ParsedConfig, raw: Record<string, unknown>):
     seen.add(dv.name);
   });
 
-  const quota = config.namespaceQuota && parseQuantity(config.namespaceQuota.requestsStorage);
+  const limit = config.namespaceQuota.requestsStorage;
+  const quota = limit === undefined ? undefined : parseQuantity(limit);
   if (quota === undefined) return problems;
   const gi = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)}Gi`;
   let needed = 0;
@@ -223,7 +224,7 @@ function dataVolumeProblems(config: ParsedConfig, raw: Record<string, unknown>):
       key: keyOf(["namespaceQuota", "requestsStorage"]),
       given: valueAt(raw, ["namespaceQuota", "requestsStorage"]),
       message:
-        `${config.namespaceQuota?.requestsStorage} is less than the storage this install requests: ${gi(needed)} (${parts.join(" + ")}). ` +
+        `${limit} is less than the storage this install requests: ${gi(needed)} (${parts.join(" + ")}). ` +
         "CDI importers would fail with an exceeded-quota error and leave the DataVolume pending",
       fix: setCommand("pulp:namespaceQuota.requestsStorage", `${Math.ceil(needed / 2 ** 30)}Gi`),
     });

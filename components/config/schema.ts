@@ -207,7 +207,7 @@ const dataVolume = z.strictObject({
   waitForFirstConsumer: z.boolean().default(false),
 });
 
-const quotaSchema = z.strictObject({ requestsStorage: quantity });
+const quotaSchema = z.strictObject({ requestsStorage: quantity.optional() });
 
 const checksum = z.enum(["md5", "sha1", "sha224", "sha256", "sha384", "sha512"]);
 
@@ -217,10 +217,13 @@ export const configSchema = z.strictObject({
   instanceName: formatted((v) => dnsLabelProblem(v, 30) ?? labelValueProblem(v)).default("pulp"),
   image: formatted(imageProblem).default("quay.io/pulp/pulp-minimal:3.85.0"),
   /** Derived from the image tag when it is a version; required for a digest-only image. */
-  pulpcoreVersion: z
-    .string()
-    .regex(/^\d+\.\d+\.\d+$/, { error: 'must be a pulpcore version such as "3.85.0"' })
-    .optional(),
+  pulpcoreVersion: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z
+      .string()
+      .regex(/^\d+\.\d+\.\d+$/, { error: 'must be a pulpcore version such as "3.85.0"' })
+      .optional(),
+  ),
   contentOrigin: formatted(originProblem),
   apiRoot: formatted(urlPathProblem).default("/pulp/"),
   contentPathPrefix: formatted(urlPathProblem).default("/pulp/content/"),
@@ -249,7 +252,7 @@ export const configSchema = z.strictObject({
   storage: storageSchema,
   ingress: ingressSchema,
   dataVolumes: z.array(dataVolume).default([]),
-  namespaceQuota: quotaSchema.optional(),
+  namespaceQuota: quotaSchema.default({}),
   migration: z
     .strictObject({
       resources: resourcesSchema.default({

@@ -2,6 +2,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import * as yaml from "js-yaml";
+import { decode } from "../../../components/config/load";
 
 export const REPO = path.resolve(__dirname, "../../..");
 
@@ -18,7 +19,8 @@ export function rawOf(config: Record<string, unknown>): Record<string, unknown> 
   return Object.fromEntries(
     Object.entries(config)
       .filter(([k]) => k.startsWith("pulp:"))
-      .map(([k, v]) => [k.slice("pulp:".length), v]),
+      // Pulumi writes scalars as strings ("true"); loadConfig decodes them the same way.
+      .map(([k, v]) => [k.slice("pulp:".length), typeof v === "string" ? decode(v) : v]),
   );
 }
 

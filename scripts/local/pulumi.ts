@@ -1,0 +1,67 @@
+// `pulumi` for this project, locally: the real CLI and engine, with the program served in this process
+// by the Node.js SDK's own language runtime (what the Automation API does for inline programs).
+//
+// Why: the Go module proxy reachable here does not serve pulumi-language-nodejs, the plugin through which
+// the CLI normally starts `node` on a program. Everything else (engine, state, provider, preview JSON,
+// exit codes) is the genuine CLI. Usage: npx ts-node -T scripts/local/pulumi.ts <pulumi args...>
+import { spawn } from "child_process";
+import * as path from "path";
+import { ensureBackend, ensurePlugins, pulumiEnv, REPO, toolchainBin } from "./environment";
+
+/** Commands that run the program; the rest (destroy, stack, config, ...) need only the CLI. */
+const RUNS_PROGRAM = new Set(["up", "update", "preview", "refresh"]);
+
+/** Loads the program afresh in the language server's run (index.ts builds everything at load). */
+async function program(): Promise<Record<string, unknown>> {
+  for (const id of Object.keys(require.cache)) {
+    if (id.startsWith(REPO) && !id.includes(`${path.sep}node_modules${path.sep}`)) delete require.cache[id];
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return { ...require(path.join(REPO, "index")) };
+}
+
+async function startLanguageServer(): Promise<{ address: string; stop: () => void }> {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { LanguageServer } = require("@pulumi/pulumi/automation/server");
+  const langrpc = require("@pulumi/pulumi/proto/language_grpc_pb");
+  const { grpcChannelOptions } = require("@pulumi/pulumi/runtime");
+  // The gRPC library @pulumi/pulumi itself uses, so the service definitions match.
+  const grpc = require(require.resolve("@grpc/grpc-js", { paths: [require.resolve("@pulumi/pulumi")] }));
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const server = new grpc.Server(grpcChannelOptions);
+  server.addService(langrpc.LanguageRuntimeService, new LanguageServer(program));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(
+      "127.0.0.1:0",
+      grpc.ServerCredentials.createInsecure(),
+      (err: Error | null, p: number) => (err ? reject(err) : resolve(p)),
+    ),
+  );
+  return { address: `127.0.0.1:${port}`, stop: () => server.forceShutdown() };
+}
+
+export async function main(args: string[]): Promise<number> {
+  const bin = toolchainBin();
+  const env = pulumiEnv();
+  ensureBackend(env);
+  ensurePlugins(env, bin);
+  const command = args.find((a) => !a.startsWith("-"));
+  const language = command && RUNS_PROGRAM.has(command) ? await startLanguageServer() : undefined;
+  const fullArgs = language ? [...args, `--client=${language.address}`, "--exec-kind", "auto.inline"] : args;
+  const child = spawn(path.join(bin, "pulumi"), fullArgs, { cwd: REPO, env, stdio: "inherit" });
+  const code = await new Promise<number>((resolve) =>
+    child.on("exit", (c, signal) => resolve(c ?? (signal ? 1 : 0))),
+  );
+  language?.stop();
+  return code;
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: Error) => {
+      console.error(err.message);
+      process.exit(1);
+    },
+  );
+}
