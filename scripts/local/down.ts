@@ -1,0 +1,39 @@
+// npm run down:local — destroys the dev stack (what holds data is protected and kept: the command says
+// which), forgets the stack and stops the embedded cluster, which takes everything with it.
+import { execFileSync } from "child_process";
+import * as path from "path";
+import { REPO, STACK } from "./environment";
+import { main as pulumi } from "./pulumi";
+
+async function down(): Promise<number> {
+  const running = (() => {
+    try {
+      execFileSync("bash", [path.join(REPO, "scripts/cluster/cluster.sh"), "status"], { stdio: "ignore" });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  if (running) {
+    await pulumi([
+      "destroy",
+      "--yes",
+      "--skip-preview",
+      "--exclude-protected",
+      "--non-interactive",
+      "--stack",
+      STACK,
+    ]);
+  }
+  await pulumi(["stack", "rm", "--force", "--yes", "--non-interactive", "--stack", STACK]);
+  execFileSync("bash", [path.join(REPO, "scripts/cluster/cluster.sh"), "down"], { stdio: "inherit" });
+  return 0;
+}
+
+down().then(
+  (code) => process.exit(code),
+  (err: Error) => {
+    console.error(err.message);
+    process.exit(1);
+  },
+);

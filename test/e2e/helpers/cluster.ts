@@ -1,0 +1,93 @@
+// Talking to the embedded cluster and the real CLI from end-to-end tests: every assertion reads what
+// the API server holds, never what the program meant to do.
+import { execFileSync, spawnSync } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+import { KUBECONFIG, REPO, toolchainBin } from "../../../scripts/local/environment";
+
+const BIN = toolchainBin();
+
+export function kubectl(args: string[], input?: string): string {
+  return execFileSync(path.join(BIN, "kubectl"), ["--kubeconfig", KUBECONFIG, ...args], {
+    encoding: "utf8",
+    input,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+}
+
+/** `kubectl apply` that may be refused: returns the API server's answer instead of throwing. */
+export function kubectlTry(args: string[], input?: string): { ok: boolean; output: string } {
+  const r = spawnSync(path.join(BIN, "kubectl"), ["--kubeconfig", KUBECONFIG, ...args], {
+    encoding: "utf8",
+    input,
+  });
+  return { ok: r.status === 0, output: `${r.stdout}${r.stderr}` };
+}
+
+export function getJson<T = any>(args: string[]): T {
+  return JSON.parse(kubectl(["get", ...args, "-o", "json"])) as T;
+}
+
+export function items(kind: string, namespace: string): any[] {
+  return getJson<{ items: any[] }>([kind, "-n", namespace]).items;
+}
+
+export interface PulumiRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  seconds: number;
+}
+
+/** Runs the real CLI on `stack` (through scripts/local/pulumi.ts) and returns what it printed. */
+export function pulumi(stack: string, args: string[], timeoutMs = 15 * 60 * 1000): PulumiRun {
+  const started = Date.now();
+  const r = spawnSync(
+    path.join(REPO, "node_modules/.bin/ts-node"),
+    ["-T", path.join(REPO, "scripts/local/pulumi.ts"), ...args, "--stack", stack, "--non-interactive"],
+    {
+      cwd: REPO,
+      encoding: "utf8",
+      timeout: timeoutMs,
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, FORCE_COLOR: "0" },
+    },
+  );
+  return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr, seconds: (Date.now() - started) / 1000 };
+}
+
+export function mustPulumi(stack: string, args: string[]): PulumiRun {
+  const run = pulumi(stack, args);
+  if (run.code !== 0) {
+    throw new Error(
+      `pulumi ${args.join(" ")} exited ${run.code}\n${run.stdout.slice(-4000)}\n${run.stderr.slice(-4000)}`,
+    );
+  }
+  return run;
+}
+
+/** Writes Pulumi.<stack>.yaml from the dev stack's config with `changes` applied (raw keys, no prefix). */
+export function writeStackConfig(stack: string, changes: Record<string, unknown>): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const yaml = require("js-yaml") as typeof import("js-yaml");
+  const dev = yaml.load(fs.readFileSync(path.join(REPO, "Pulumi.dev.yaml"), "utf8")) as {
+    config: Record<string, unknown>;
+    encryptionsalt?: string;
+  };
+  const config = { ...dev.config };
+  for (const [key, value] of Object.entries(changes)) config[`pulp:${key}`] = value;
+  fs.writeFileSync(
+    path.join(REPO, `Pulumi.${stack}.yaml`),
+    yaml.dump({ config, ...(dev.encryptionsalt ? { encryptionsalt: dev.encryptionsalt } : {}) }),
+  );
+}
+
+/** The newest ReplicaSet of each Deployment: a rollout makes a new one. */
+export function currentReplicaSets(namespace: string): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const d of items("deployments", namespace)) {
+    const hash = d.metadata.annotations?.["deployment.kubernetes.io/revision"];
+    result[d.metadata.name] = `rev-${hash}`;
+  }
+  return result;
+}

@@ -1,0 +1,199 @@
+// A whole install on the embedded cluster with the real engine: fresh up, no-op, settings change,
+// replicas change, preview JSON, destroy. Ordered: each test builds on the state the previous one left.
+import { execFileSync } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+import { REPO, STATE } from "../../scripts/local/environment";
+import {
+  currentReplicaSets,
+  getJson,
+  items,
+  kubectlTry,
+  mustPulumi,
+  pulumi,
+  writeStackConfig,
+} from "./helpers/cluster";
+
+const STACK = "e2e";
+const NS = "pulp-e2e";
+const ARTIFACTS = path.join(STATE, "e2e");
+const timings: Record<string, number> = {};
+const BASE = {
+  namespace: NS,
+  dataVolumes: [{ name: "seed-dump", url: "http://127.0.0.1:1/pulp-db-dump.tar", size: "1Gi" }],
+};
+
+beforeAll(
+  () => {
+    execFileSync("bash", [path.join(REPO, "scripts/cluster/cluster.sh"), "up"], { stdio: "inherit" });
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    writeStackConfig(STACK, BASE);
+    pulumi(STACK, ["stack", "rm", "--force", "--yes"]); // a leftover from an interrupted run
+    writeStackConfig(STACK, BASE);
+    mustPulumi(STACK, ["stack", "init"]);
+  },
+  10 * 60 * 1000,
+);
+
+afterAll(() => {
+  fs.writeFileSync(path.join(ARTIFACTS, "timings.json"), JSON.stringify(timings, null, 2));
+  process.stdout.write(`e2e timings (s): ${JSON.stringify(timings)}\n`);
+  fs.rmSync(path.join(REPO, `Pulumi.${STACK}.yaml`), { force: true });
+});
+
+const PULP = ["pulp-api", "pulp-content", "pulp-worker", "pulp-web"];
+
+test("a fresh `pulumi up` installs Pulp, migrating before any Pulp pod exists", () => {
+  const run = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
+  timings.freshUp = run.seconds;
+
+  for (const d of items("deployments", NS)) {
+    expect({ name: d.metadata.name, available: d.status.availableReplicas }).toEqual({
+      name: d.metadata.name,
+      available: d.spec.replicas,
+    });
+  }
+  expect(
+    items("deployments", NS)
+      .map((d) => d.metadata.name)
+      .sort(),
+  ).toEqual([...PULP, "pulp-redis"].sort());
+
+  const jobs = items("jobs", NS);
+  expect(jobs).toHaveLength(1);
+  const completed = Date.parse(jobs[0].status.completionTime);
+  expect(jobs[0].status.succeeded).toBe(1);
+  const pulpPods = items("pods", NS).filter((p) => PULP.some((d) => p.metadata.name.startsWith(`${d}-`)));
+  expect(pulpPods.length).toBeGreaterThanOrEqual(8);
+  for (const pod of pulpPods) {
+    // API server timestamps: the Job had completed before the pod object was created.
+    expect({
+      pod: pod.metadata.name,
+      after: Date.parse(pod.metadata.creationTimestamp) >= completed,
+    }).toEqual({
+      pod: pod.metadata.name,
+      after: true,
+    });
+  }
+
+  for (const pvc of items("pvc", NS))
+    expect({ pvc: pvc.metadata.name, phase: pvc.status.phase }).toEqual({
+      pvc: pvc.metadata.name,
+      phase: "Bound",
+    });
+  const cluster = getJson(["clusters.postgresql.cnpg.io", "pulp-db", "-n", NS]);
+  expect(cluster.status.conditions.find((c: any) => c.type === "Ready").status).toBe("True");
+  expect(getJson(["datavolumes.cdi.kubevirt.io", "seed-dump", "-n", NS]).status.phase).toBe("Succeeded");
+});
+
+test("Pod Security `restricted` is enforced in the namespace, and admitted every Pulp pod", () => {
+  const ns = getJson(["namespace", NS]);
+  expect(ns.metadata.labels["pod-security.kubernetes.io/enforce"]).toBe("restricted");
+  const rejected = kubectlTry(
+    ["apply", "-n", NS, "-f", "-"],
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "privileged-probe" },
+      spec: { containers: [{ name: "c", image: "busybox:1.36", securityContext: { privileged: true } }] },
+    }),
+  );
+  expect(rejected.ok).toBe(false);
+  expect(rejected.output).toMatch(/violates PodSecurity "restricted/);
+  for (const d of items("deployments", NS)) {
+    const events = items("events", NS).filter(
+      (e) => e.reason === "FailedCreate" && e.involvedObject.name.startsWith(d.metadata.name),
+    );
+    expect({ deployment: d.metadata.name, failedCreates: events.map((e) => e.message) }).toEqual({
+      deployment: d.metadata.name,
+      failedCreates: [],
+    });
+  }
+});
+
+test("a second `up` with no change is a no-op", () => {
+  const preview = pulumi(STACK, ["preview", "--expect-no-changes"]);
+  timings.noOpPreview = preview.seconds;
+  expect(preview.code).toBe(0);
+  const before = currentReplicaSets(NS);
+  const up = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
+  expect(up.stdout).not.toMatch(/~ \d+ to update|updated|created|replaced/);
+  expect(currentReplicaSets(NS)).toEqual(before);
+});
+
+test("a settings change rolls exactly the Deployments that read settings, and the preview JSON says so", () => {
+  const before = currentReplicaSets(NS);
+  writeStackConfig(STACK, { ...BASE, contentOrigin: "http://pulp-e2e.localhost:8080" });
+
+  const preview = mustPulumi(STACK, ["preview", "--json"]);
+  fs.writeFileSync(path.join(ARTIFACTS, "preview-settings-change.json"), preview.stdout);
+  const steps = JSON.parse(preview.stdout).steps as { op: string; urn: string }[];
+  const changed = (type: string) =>
+    steps
+      .filter((s) => s.urn.includes(`::${type}::`) || s.urn.includes(`$${type}::`))
+      .filter((s) => s.op !== "same");
+  const deploymentOps = changed("kubernetes:apps/v1:Deployment").map(
+    (s) => `${s.op} ${s.urn.split("::").pop()}`,
+  );
+  expect(deploymentOps.sort()).toEqual(["update pulp-api", "update pulp-content", "update pulp-worker"]);
+  expect(changed("kubernetes:batch/v1:Job").map((s) => s.op)).toContain("create-replacement");
+
+  const up = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
+  timings.settingsChangeUp = up.seconds;
+  const after = currentReplicaSets(NS);
+  const rolled = Object.keys(after)
+    .filter((name) => after[name] !== before[name])
+    .sort();
+  expect(rolled).toEqual(["pulp-api", "pulp-content", "pulp-worker"]);
+  expect(items("jobs", NS)).toHaveLength(1); // the old release's Job is gone, the new one completed
+});
+
+test("a replicas change rolls nothing", () => {
+  const before = currentReplicaSets(NS);
+  writeStackConfig(STACK, { ...BASE, contentOrigin: "http://pulp-e2e.localhost:8080", api: { replicas: 3 } });
+  const up = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
+  timings.replicasChangeUp = up.seconds;
+  expect(currentReplicaSets(NS)).toEqual(before);
+  expect(getJson(["deployment", "pulp-api", "-n", NS]).status.availableReplicas).toBe(3);
+});
+
+test("`pulumi destroy` removes everything but what holds data, and says what it kept", () => {
+  const run = pulumi(STACK, ["destroy", "--yes", "--skip-preview", "--exclude-protected"]);
+  timings.destroy = run.seconds;
+  expect(run.code).toBe(0);
+  expect(items("deployments", NS)).toEqual([]);
+  expect(items("services", NS)).toEqual([]);
+  expect(items("jobs", NS)).toEqual([]);
+
+  const state = JSON.parse(mustPulumi(STACK, ["stack", "export"]).stdout);
+  const kept = (state.deployment.resources ?? [])
+    .filter((r: any) => r.custom && !r.type.startsWith("pulumi:providers:"))
+    .map((r: any) => ({
+      type: r.type,
+      name: r.outputs?.metadata?.name ?? r.urn.split("::").pop(),
+      protect: r.protect === true,
+    }));
+  process.stdout.write(`kept by destroy (protected): ${JSON.stringify(kept)}\n`);
+  expect(kept.every((r: any) => r.protect)).toBe(true);
+  expect(kept.map((r: any) => r.name)).toEqual(
+    expect.arrayContaining([
+      "pulp-artifacts",
+      "pulp-db",
+      "pulp-secret-key",
+      "pulp-db-fields-encryption",
+      "pulp-admin-password",
+      "seed-dump",
+    ]),
+  );
+  // Still on the cluster: the data and the keys.
+  expect(items("pvc", NS).map((p) => p.metadata.name)).toContain("pulp-artifacts");
+  expect(items("secrets", NS).map((s) => s.metadata.name)).toEqual(
+    expect.arrayContaining(["pulp-db-fields-encryption", "pulp-secret-key"]),
+  );
+});
+
+afterAll(() => {
+  // Leave the cluster clean for the next run: drop the stack and the namespace the test made.
+  pulumi(STACK, ["stack", "rm", "--force", "--yes"]);
+  kubectlTry(["delete", "namespace", NS, "--wait=false"]);
+});
