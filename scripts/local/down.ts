@@ -25,7 +25,17 @@ async function down(): Promise<number> {
       STACK,
     ]);
   }
-  await pulumi(["stack", "rm", "--force", "--yes", "--non-interactive", "--stack", STACK]);
+  // --preserve-config: Pulumi.dev.yaml is part of the repository.
+  await pulumi([
+    "stack",
+    "rm",
+    "--force",
+    "--yes",
+    "--preserve-config",
+    "--non-interactive",
+    "--stack",
+    STACK,
+  ]);
   execFileSync("bash", [path.join(REPO, "scripts/cluster/cluster.sh"), "down"], { stdio: "inherit" });
   return 0;
 }

@@ -3,6 +3,7 @@
 // toolchain cache, no update checks or plugin downloads.
 import { execFileSync } from "child_process";
 import * as fs from "fs";
+import * as os from "os";
 import * as path from "path";
 
 export const REPO = path.resolve(__dirname, "../..");
@@ -64,4 +65,40 @@ export function ensurePlugins(env: NodeJS.ProcessEnv, bin: string): void {
 export function ensureBackend(env: NodeJS.ProcessEnv): void {
   fs.mkdirSync(path.join(STATE, "backend"), { recursive: true });
   fs.mkdirSync(env.PULUMI_HOME!, { recursive: true });
+}
+
+export interface StackLock {
+  file: string;
+  pid: number;
+  host: string;
+  /** The process that took it is gone: an interrupted run left it behind. */
+  stale: boolean;
+}
+
+/** Lock files of a stack in the local backend (the CLI's own layout: .pulumi/locks/<org>/<project>/<stack>). */
+export function stackLocks(stack: string): StackLock[] {
+  const dir = path.join(STATE, "backend", ".pulumi", "locks", "organization", "pulp", stack);
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(".json"))
+    .map((f) => {
+      const file = path.join(dir, f);
+      const lock = JSON.parse(fs.readFileSync(file, "utf8")) as { pid: number; hostname: string };
+      return {
+        file,
+        pid: lock.pid,
+        host: lock.hostname,
+        stale: lock.hostname === os.hostname() && !alive(lock.pid),
+      };
+    });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -6,7 +6,15 @@
 // exit codes) is the genuine CLI. Usage: npx ts-node -T scripts/local/pulumi.ts <pulumi args...>
 import { spawn } from "child_process";
 import * as path from "path";
-import { ensureBackend, ensurePlugins, pulumiEnv, REPO, toolchainBin } from "./environment";
+import {
+  ensureBackend,
+  ensurePlugins,
+  pulumiEnv,
+  REPO,
+  STACK,
+  stackLocks,
+  toolchainBin,
+} from "./environment";
 
 /** Commands that run the program; the rest (destroy, stack, config, ...) need only the CLI. */
 const RUNS_PROGRAM = new Set(["up", "update", "preview", "refresh"]);
@@ -45,6 +53,14 @@ export async function main(args: string[]): Promise<number> {
   const env = pulumiEnv();
   ensureBackend(env);
   ensurePlugins(env, bin);
+  const stackFlag = args.indexOf("--stack");
+  for (const lock of stackLocks(stackFlag >= 0 ? args[stackFlag + 1] : STACK).filter((l) => l.stale)) {
+    // An interrupted run leaves its lock behind and every later run fails on it; say which and how to go on.
+    console.error(
+      `The stack is locked by pid ${lock.pid} on ${lock.host}, which is no longer running (an interrupted run).\n` +
+        `If no other pulumi command is using this stack, remove the lock and run again:\n  rm ${lock.file}`,
+    );
+  }
   const command = args.find((a) => !a.startsWith("-"));
   const language = command && RUNS_PROGRAM.has(command) ? await startLanguageServer() : undefined;
   const fullArgs = language ? [...args, `--client=${language.address}`, "--exec-kind", "auto.inline"] : args;
