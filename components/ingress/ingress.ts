@@ -21,8 +21,8 @@ export class PulpIngress extends pulumi.ComponentResource {
   constructor(name: string, args: PulpIngressArgs, opts?: pulumi.ComponentResourceOptions) {
     super("pulp:ingress:PulpIngress", name, {}, opts);
     const { ingress } = args;
-    const metadata = (suffix?: string) => ({
-      name: fixedName(args.identity, suffix ? `${suffix}` : "ingress"),
+    const metadata = (suffix: string) => ({
+      name: fixedName(args.identity, suffix),
       namespace: args.namespace,
       labels: labels(args.identity, "web"),
       annotations: ingress.annotations,
@@ -31,7 +31,7 @@ export class PulpIngress extends pulumi.ComponentResource {
       new k8s.networking.v1.Ingress(
         name,
         {
-          metadata: metadata(),
+          metadata: metadata("ingress"),
           spec: {
             ingressClassName: ingress.className,
             tls: ingress.tlsSecretName

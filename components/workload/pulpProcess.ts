@@ -94,71 +94,59 @@ export function initDirsContainer(rt: PulpRuntime): Container {
   };
 }
 
+type ProbeTunings = { startup: ProbeTuning; readiness: ProbeTuning; liveness: ProbeTuning };
+
 const tuned = (base: Probe, tuning: ProbeTuning): Probe => ({ ...base, ...tuning });
 
 /**
- * Probes per process. Startup probes allow for the entrypoint's wait on the database and on migrations;
- * liveness never depends on the database, or a database outage would restart every pod.
+ * One check used twice: as the startup probe, patient enough for the entrypoint's waits on the database
+ * and on migrations (10 minutes), then as the readiness probe. Liveness is separate, or absent.
  */
-export function pulpProbes(
-  process: PulpProcess,
-  rt: PulpRuntime,
-  tuning: { startup: ProbeTuning; readiness: ProbeTuning; liveness: ProbeTuning },
+function probeSet(
+  check: Probe,
+  liveness: Probe | undefined,
+  tuning: ProbeTunings,
+  readinessPeriodSeconds = 10,
 ): Pick<Container, "startupProbe" | "readinessProbe" | "livenessProbe"> {
+  return {
+    startupProbe: tuned(
+      { ...check, periodSeconds: 10, timeoutSeconds: 10, failureThreshold: 60 },
+      tuning.startup,
+    ),
+    readinessProbe: tuned(
+      { ...check, periodSeconds: readinessPeriodSeconds, timeoutSeconds: 10, failureThreshold: 3 },
+      tuning.readiness,
+    ),
+    livenessProbe: liveness && tuned(liveness, tuning.liveness),
+  };
+}
+
+/**
+ * Probes per process, after the facts of the Pulp images: liveness never depends on the database, or a
+ * database outage would restart every pod.
+ */
+export function pulpProbes(process: PulpProcess, rt: PulpRuntime, tuning: ProbeTunings) {
   switch (process) {
-    case "api": {
-      const status = { httpGet: { path: `${rt.apiRoot}api/v3/status/`, port: API_PORT } };
-      return {
-        startupProbe: tuned(
-          { ...status, periodSeconds: 10, timeoutSeconds: 10, failureThreshold: 60 },
-          tuning.startup,
-        ),
-        readinessProbe: tuned(
-          { ...status, periodSeconds: 10, timeoutSeconds: 10, failureThreshold: 3 },
-          tuning.readiness,
-        ),
-        livenessProbe: tuned(
-          {
-            httpGet: { path: `${rt.apiRoot}api/v3/livez/`, port: API_PORT },
-            periodSeconds: 20,
-            timeoutSeconds: 10,
-            failureThreshold: 5,
-          },
-          tuning.liveness,
-        ),
-      };
-    }
-    case "content": {
-      const ready = { exec: { command: ["/usr/bin/readyz.py", rt.contentPathPrefix] } };
-      return {
-        startupProbe: tuned(
-          { ...ready, periodSeconds: 10, timeoutSeconds: 10, failureThreshold: 60 },
-          tuning.startup,
-        ),
-        readinessProbe: tuned(
-          { ...ready, periodSeconds: 10, timeoutSeconds: 10, failureThreshold: 3 },
-          tuning.readiness,
-        ),
-        livenessProbe: tuned(
-          { tcpSocket: { port: CONTENT_PORT }, periodSeconds: 20, timeoutSeconds: 5, failureThreshold: 5 },
-          tuning.liveness,
-        ),
-      };
-    }
-    case "worker": {
+    case "api":
+      return probeSet(
+        { httpGet: { path: `${rt.apiRoot}api/v3/status/`, port: API_PORT } },
+        {
+          httpGet: { path: `${rt.apiRoot}api/v3/livez/`, port: API_PORT },
+          periodSeconds: 20,
+          timeoutSeconds: 10,
+          failureThreshold: 5,
+        },
+        tuning,
+      );
+    case "content":
+      return probeSet(
+        { exec: { command: ["/usr/bin/readyz.py", rt.contentPathPrefix] } },
+        { tcpSocket: { port: CONTENT_PORT }, periodSeconds: 20, timeoutSeconds: 5, failureThreshold: 5 },
+        tuning,
+      );
+    case "worker":
       // No HTTP port; a worker busy with a long task must not be killed, so there is no liveness probe.
-      const db = { exec: { command: ["/usr/bin/wait_on_postgres.py"] } };
-      return {
-        startupProbe: tuned(
-          { ...db, periodSeconds: 10, timeoutSeconds: 10, failureThreshold: 60 },
-          tuning.startup,
-        ),
-        readinessProbe: tuned(
-          { ...db, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 3 },
-          tuning.readiness,
-        ),
-      };
-    }
+      return probeSet({ exec: { command: ["/usr/bin/wait_on_postgres.py"] } }, undefined, tuning, 30);
   }
 }
 
@@ -172,7 +160,7 @@ export function pulpContainer(
   process: PulpProcess,
   rt: PulpRuntime,
   resources: ResourcesConfig,
-  probes: { startup: ProbeTuning; readiness: ProbeTuning; liveness: ProbeTuning },
+  probes: ProbeTunings,
 ): Container {
   const port = process === "api" ? API_PORT : process === "content" ? CONTENT_PORT : undefined;
   return {

@@ -2,7 +2,7 @@
 // which), forgets the stack and stops the embedded cluster, which takes everything with it.
 import { execFileSync } from "child_process";
 import * as path from "path";
-import { REPO, STACK } from "./environment";
+import { REPO, runMain, STACK } from "./environment";
 import { main as pulumi } from "./pulumi";
 
 async function down(): Promise<number> {
@@ -40,10 +40,4 @@ async function down(): Promise<number> {
   return 0;
 }
 
-down().then(
-  (code) => process.exit(code),
-  (err: Error) => {
-    console.error(err.message);
-    process.exit(1);
-  },
-);
+runMain(down);

@@ -102,3 +102,14 @@ function alive(pid: number): boolean {
     return false;
   }
 }
+
+/** Runs a script's main and exits with its code; an error is one line on stderr and exit code 1. */
+export function runMain(main: () => Promise<number>): void {
+  main().then(
+    (code) => process.exit(code),
+    (err: Error) => {
+      console.error(err.message);
+      process.exit(1);
+    },
+  );
+}

@@ -11,6 +11,7 @@ import {
   ensurePlugins,
   pulumiEnv,
   REPO,
+  runMain,
   STACK,
   stackLocks,
   toolchainBin,
@@ -72,12 +73,4 @@ export async function main(args: string[]): Promise<number> {
   return code;
 }
 
-if (require.main === module) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (err: Error) => {
-      console.error(err.message);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runMain(() => main(process.argv.slice(2)));

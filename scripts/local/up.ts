@@ -2,7 +2,7 @@
 // running, `pulumi up` the dev stack on it, print the outputs. A second run changes nothing.
 import { execFileSync } from "child_process";
 import * as path from "path";
-import { REPO, STACK } from "./environment";
+import { REPO, runMain, STACK } from "./environment";
 import { main as pulumi } from "./pulumi";
 
 async function up(): Promise<number> {
@@ -23,10 +23,4 @@ async function up(): Promise<number> {
   return 0;
 }
 
-up().then(
-  (code) => process.exit(code),
-  (err: Error) => {
-    console.error(err.message);
-    process.exit(1);
-  },
-);
+runMain(up);

@@ -5,7 +5,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { REPO, STATE, stackLocks } from "../../scripts/local/environment";
 import {
-  currentReplicaSets,
+  revisions,
   getJson,
   items,
   kubectlTry,
@@ -120,14 +120,14 @@ test("a second `up` with no change is a no-op", () => {
   const preview = pulumi(STACK, ["preview", "--expect-no-changes"]);
   timings.noOpPreview = preview.seconds;
   expect(preview.code).toBe(0);
-  const before = currentReplicaSets(NS);
+  const before = revisions(NS);
   const up = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
   expect(up.stdout).not.toMatch(/~ \d+ to update|updated|created|replaced/);
-  expect(currentReplicaSets(NS)).toEqual(before);
+  expect(revisions(NS)).toEqual(before);
 });
 
 test("a settings change rolls exactly the Deployments that read settings, and the preview JSON says so", () => {
-  const before = currentReplicaSets(NS);
+  const before = revisions(NS);
   writeStackConfig(STACK, { ...BASE, contentOrigin: "http://pulp-e2e.localhost:8080" });
 
   const preview = mustPulumi(STACK, ["preview", "--json"]);
@@ -146,7 +146,7 @@ test("a settings change rolls exactly the Deployments that read settings, and th
 
   const up = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
   timings.settingsChangeUp = up.seconds;
-  const after = currentReplicaSets(NS);
+  const after = revisions(NS);
   const rolled = Object.keys(after)
     .filter((name) => after[name] !== before[name])
     .sort();
@@ -155,11 +155,11 @@ test("a settings change rolls exactly the Deployments that read settings, and th
 });
 
 test("a replicas change rolls nothing", () => {
-  const before = currentReplicaSets(NS);
+  const before = revisions(NS);
   writeStackConfig(STACK, { ...BASE, contentOrigin: "http://pulp-e2e.localhost:8080", api: { replicas: 3 } });
   const up = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
   timings.replicasChangeUp = up.seconds;
-  expect(currentReplicaSets(NS)).toEqual(before);
+  expect(revisions(NS)).toEqual(before);
   expect(getJson(["deployment", "pulp-api", "-n", NS]).status.availableReplicas).toBe(3);
 });
 

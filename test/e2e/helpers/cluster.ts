@@ -82,12 +82,11 @@ export function writeStackConfig(stack: string, changes: Record<string, unknown>
   );
 }
 
-/** The newest ReplicaSet of each Deployment: a rollout makes a new one. */
-export function currentReplicaSets(namespace: string): Record<string, string> {
+/** Each Deployment's revision: a rollout (a pod template change) makes a new one, a scale does not. */
+export function revisions(namespace: string): Record<string, string> {
   const result: Record<string, string> = {};
   for (const d of items("deployments", namespace)) {
-    const hash = d.metadata.annotations?.["deployment.kubernetes.io/revision"];
-    result[d.metadata.name] = `rev-${hash}`;
+    result[d.metadata.name] = `rev-${d.metadata.annotations?.["deployment.kubernetes.io/revision"]}`;
   }
   return result;
 }
