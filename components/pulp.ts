@@ -90,7 +90,13 @@ export class Pulp extends pulumi.ComponentResource {
     const redis = config.redis.enabled
       ? new Redis(
           `${name}-redis`,
-          { namespace, identity, image: config.redis.image, resources: config.redis.resources },
+          {
+            namespace,
+            identity,
+            image: config.redis.image,
+            resources: config.redis.resources,
+            replicas: config.idle ? 0 : 1,
+          },
           child,
         )
       : undefined;

@@ -13,6 +13,8 @@ export interface RedisArgs {
   identity: Identity;
   image: string;
   resources: ResourcesConfig;
+  /** 1, or 0 when the install is idle. */
+  replicas: number;
 }
 
 /** A single Redis for the content cache and the redis worker type. It holds no data worth keeping. */
@@ -30,7 +32,7 @@ export class Redis extends pulumi.ComponentResource {
         namespace: args.namespace,
         identity: args.identity,
         component: "redis",
-        replicas: 1,
+        replicas: args.replicas,
         uid: REDIS_UID,
         configHash: contentHash({ command }),
         service: { port: REDIS_PORT, targetPort: REDIS_PORT },

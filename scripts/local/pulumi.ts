@@ -20,13 +20,14 @@ import {
 /** Commands that run the program; the rest (destroy, stack, config, ...) need only the CLI. */
 const RUNS_PROGRAM = new Set(["up", "update", "preview", "refresh"]);
 
-/** Loads the program afresh in the language server's run (index.ts builds everything at load). */
+/** Loads and runs the program afresh for the language server (index.ts exports an async function). */
 async function program(): Promise<Record<string, unknown>> {
   for (const id of Object.keys(require.cache)) {
     if (id.startsWith(REPO) && !id.includes(`${path.sep}node_modules${path.sep}`)) delete require.cache[id];
   }
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return { ...require(path.join(REPO, "index")) };
+  const main = require(path.join(REPO, "index")) as () => Promise<Record<string, unknown>>;
+  return main();
 }
 
 async function startLanguageServer(): Promise<{ address: string; stop: () => void }> {

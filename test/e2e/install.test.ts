@@ -116,6 +116,18 @@ test("Pod Security `restricted` is enforced in the namespace, and admitted every
   }
 });
 
+test("an unsupported upgrade path is refused before anything changes", () => {
+  const before = revisions(NS);
+  writeStackConfig(STACK, { ...BASE, image: "quay.io/pulp/pulp-minimal:3.84.0" });
+  const refused = pulumi(STACK, ["up", "--yes", "--skip-preview"]);
+  expect(refused.code).not.toBe(0);
+  expect(refused.stdout + refused.stderr).toMatch(
+    /3.85.0 is deployed and the config asks for 3.84.0: Pulp's database migrations do not run backwards/,
+  );
+  expect(revisions(NS)).toEqual(before);
+  writeStackConfig(STACK, BASE);
+});
+
 test("a second `up` with no change is a no-op", () => {
   const preview = pulumi(STACK, ["preview", "--expect-no-changes"]);
   timings.noOpPreview = preview.seconds;

@@ -73,6 +73,8 @@ export interface RunOptions {
   secretKeys?: string[];
   preview?: boolean;
   stack?: string;
+  /** Outputs of the stack's last update, as its StackReference to itself reads them. */
+  deployedOutputs?: Record<string, unknown>;
 }
 
 /**
@@ -98,6 +100,9 @@ export async function runWithMocks(
           metadata.uid = `uid-${randomSuffix()}`;
           state.metadata = metadata;
           id = metadata.namespace ? `${metadata.namespace}/${metadata.name}` : metadata.name;
+        } else if (args.type === "pulumi:pulumi:StackReference") {
+          state.outputs = options.deployedOutputs ?? {};
+          state.secretOutputNames = [];
         } else if (args.type.includes("GeneratedSecret")) {
           state.value = `generated-${args.name}-${randomSuffix()}`;
           state.publicKey = "-----BEGIN PUBLIC KEY-----\nmock\n-----END PUBLIC KEY-----\n";
@@ -109,6 +114,7 @@ export async function runWithMocks(
     "pulp",
     stack,
     options.preview ?? false,
+    "organization", // what a file:// backend calls its only organization
   );
 
   // Duplicate URNs are only rejected by the real engine; make the mocks reject them too.

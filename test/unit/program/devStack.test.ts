@@ -9,7 +9,9 @@ let program: Record<string, unknown>;
 
 beforeAll(async () => {
   run = await runWithMocks({ config: stackConfig("dev"), stack: "dev" }, async () => {
-    program = await import("../../../index");
+    const mod = (await import("../../../index")) as any;
+    const main = (mod.default ?? mod) as () => Promise<Record<string, unknown>>; // index.ts: `export = async () => ...`
+    program = await main();
   });
 });
 
