@@ -148,6 +148,7 @@ export class Pulp extends pulumi.ComponentResource {
         adminPassword: secrets.adminPassword,
         resources: config.migration.resources,
         backoffLimit: config.migration.backoffLimit,
+        podAnnotations: config.migration.podAnnotations,
         after: [
           this.settings.secret,
           ...secrets.resources,
@@ -184,6 +185,7 @@ export class Pulp extends pulumi.ComponentResource {
           namespace,
           identity,
           component: process,
+          runsPulp: true,
           replicas: replicas(process),
           configHash,
           service:

@@ -143,11 +143,23 @@ build_kwok() {
   GOBIN="$BIN" go install "sigs.k8s.io/kwok/cmd/kwok@v$KWOK_VERSION"
 }
 
+# kwok's default pod stages as files: a kwok config that adds a stage of its own replaces the compiled-in
+# pod stages, so the embedded cluster passes these along with its own.
+copy_kwok_stages() {
+  local src
+  src=$(cd "$WORK" && go mod download -json "sigs.k8s.io/kwok@v$KWOK_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+  mkdir -p "$BIN/kwok-stages"
+  cp "$src"/kustomize/stage/pod/fast/pod-{ready,delete}.yaml "$BIN/kwok-stages/"
+  # The general pod-complete honours a per-pod weight annotation, which lets a test stage fail a Job pod.
+  cp "$src"/kustomize/stage/pod/general/pod-complete.yaml "$BIN/kwok-stages/"
+}
+
 total=$SECONDS
 build pulumi pulumi -- build_pulumi
 build kubernetes-provider pulumi-resource-kubernetes -- build_k8s_provider
 build etcd etcd -- build_etcd
 build kubernetes kube-apiserver kube-controller-manager kube-scheduler kubectl -- build_kubernetes
 build kwok kwok -- build_kwok
+build kwok-stages kwok-stages/pod-complete.yaml -- copy_kwok_stages
 log "all components ready in $((SECONDS - total))s; $(du -sh "$BIN" | cut -f1) of binaries in $BIN"
 echo "$BIN"

@@ -260,6 +260,8 @@ export const configSchema = z.strictObject({
         limits: { memory: "2Gi" },
       }),
       backoffLimit: wholeNumber(0, 10).default(2),
+      /** e.g. `sidecar.istio.io/inject: "false"`: a Job whose pod keeps a sidecar running never completes. */
+      podAnnotations: z.record(z.string(), z.string()).default({}),
     })
     .prefault({}),
   /** Rendered into settings.py after everything the program sets; keys are Pulp setting names. */

@@ -22,6 +22,7 @@ export interface MigrationJobArgs {
   adminPassword: SecretKeyRef;
   resources: ResourcesConfig;
   backoffLimit: number;
+  podAnnotations: Record<string, string>;
   /** Settings, secrets, database and storage: the Job itself must wait for them, not only this component. */
   after: pulumi.Resource[];
 }
@@ -57,6 +58,7 @@ export class MigrationJob extends pulumi.ComponentResource {
           settings: args.settingsHash,
           backoffLimit: args.backoffLimit,
           resources: args.resources,
+          podAnnotations: args.podAnnotations,
           secrets: [
             rt.secretKey,
             rt.dbFieldsKey,
@@ -77,7 +79,7 @@ export class MigrationJob extends pulumi.ComponentResource {
         spec: {
           backoffLimit: args.backoffLimit,
           template: {
-            metadata: { labels: podLabels },
+            metadata: { labels: podLabels, annotations: args.podAnnotations },
             spec: restricted({
               restartPolicy: "Never",
               initContainers: [initDirsContainer(rt)],

@@ -32,6 +32,7 @@ export class Redis extends pulumi.ComponentResource {
         namespace: args.namespace,
         identity: args.identity,
         component: "redis",
+        runsPulp: false,
         replicas: args.replicas,
         uid: REDIS_UID,
         configHash: contentHash({ command }),

@@ -42,6 +42,7 @@ export class PulpWeb extends pulumi.ComponentResource {
         namespace: args.namespace,
         identity: args.identity,
         component: "web",
+        runsPulp: false,
         replicas: args.web.replicas,
         configHash: hash,
         service: { port: WEB_PORT, targetPort: WEB_PORT },

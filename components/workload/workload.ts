@@ -22,6 +22,11 @@ export interface WorkloadArgs {
   topologySpread: boolean;
   podSpecOverrides?: Record<string, unknown>;
   uid?: number;
+  /**
+   * Whether the pods run the Pulp image, and so carry `app.kubernetes.io/version`. Redis and pulp-web run
+   * images of their own: a Pulp upgrade must not change (and roll) their pod templates.
+   */
+  runsPulp: boolean;
   /** What must be done before the Deployment changes (the migration Job). A component's own dependsOn
    * does not hold back its children, so it is passed down to the Deployment itself. */
   after?: pulumi.Resource[];
@@ -41,6 +46,7 @@ export class Workload extends pulumi.ComponentResource {
     super("pulp:workload:Workload", name, {}, opts);
     const selector = selectorLabels(args.identity, args.component);
     const metaLabels = labels(args.identity, args.component);
+    if (!args.runsPulp) delete metaLabels["app.kubernetes.io/version"];
     this.name = fixedName(args.identity, args.component);
 
     const spread = (topologyKey: string): k8s.types.input.core.v1.TopologySpreadConstraint => ({

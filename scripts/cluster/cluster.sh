@@ -34,7 +34,7 @@ CRD_DIR=${PULP_CRD_DIR:-$(realpath -m "$REPO/../shared/crds")}
 NODES=3
 ZONES=(zone-a zone-b)
 PROCS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok standin-controllers)
-BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok)
+BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok kwok-stages)
 
 log() { printf '[cluster %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { echo "cluster: $*" >&2; exit 1; }
@@ -425,9 +425,13 @@ cmd_up() {
     --leader-elect=false \
     --profiling=false
   check_port kwok "$KWOK_PORT"
-  # An explicit (empty) config keeps a personal ~/.kwok/kwok.yaml out; kwok then uses its
-  # compiled-in stages.
-  printf 'apiVersion: config.kwok.x-k8s.io/v1alpha1\nkind: KwokConfiguration\noptions: {}\n' >"$C/kwok.yaml"
+  # An explicit config keeps a personal ~/.kwok/kwok.yaml out. Pod stages: kwok's defaults (their files
+  # come with the toolchain; naming any pod stage replaces the compiled-in ones) plus this test bed's own.
+  {
+    printf 'apiVersion: config.kwok.x-k8s.io/v1alpha1\nkind: KwokConfiguration\noptions: {}\n'
+    local stage
+    for stage in "$BIN"/kwok-stages/*.yaml "$HERE"/stages/*.yaml; do printf -- '---\n'; cat "$stage"; done
+  } >"$C/kwok.yaml"
   start kwok "$BIN/kwok" --kubeconfig="$KCFGS/kwok.kubeconfig" --config="$C/kwok.yaml" \
     --manage-all-nodes=false --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
     --cidr="$POD_CIDR" --node-ip=127.0.0.1 --node-port="$KWOK_PORT" \

@@ -175,6 +175,47 @@ test("a replicas change rolls nothing", () => {
   expect(getJson(["deployment", "pulp-api", "-n", NS]).status.availableReplicas).toBe(3);
 });
 
+test("a failed migration fails `up` and changes no Deployment; the next `up` after the fix uses a new Job", () => {
+  const current = { ...BASE, contentOrigin: "http://pulp-e2e.localhost:8080", api: { replicas: 3 } };
+  const release = "quay.io/pulp/pulp-minimal:3.85.1";
+  const before = revisions(NS);
+  // The test bed's pod-fail stage (scripts/cluster/stages) makes this Job's pod exit 1.
+  const failing = { "pulp-e2e/fail": "true", "pod-complete.stage.kwok.x-k8s.io/weight": "0" };
+  writeStackConfig(STACK, {
+    ...current,
+    image: release,
+    migration: { backoffLimit: 0, podAnnotations: failing },
+  });
+  const failed = pulumi(STACK, ["up", "--yes", "--skip-preview"]);
+  timings.failedMigrationUp = failed.seconds;
+  expect(failed.code).not.toBe(0);
+  expect(failed.stdout + failed.stderr).toMatch(/pulp-migrate-[0-9a-f]{8}/);
+  const [failedJob] = items("jobs", NS).filter((j) => j.status.failed);
+  expect(failedJob).toBeDefined();
+  expect(revisions(NS)).toEqual(before);
+  for (const d of items("deployments", NS)) {
+    // The running release keeps serving: nothing rolled, every replica still available.
+    expect({ name: d.metadata.name, available: d.status.availableReplicas }).toEqual({
+      name: d.metadata.name,
+      available: d.spec.replicas,
+    });
+  }
+
+  writeStackConfig(STACK, { ...current, image: release });
+  const fixed = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
+  timings.fixedMigrationUp = fixed.seconds;
+  const jobs = items("jobs", NS);
+  expect(jobs).toHaveLength(1);
+  expect(jobs[0].metadata.name).not.toBe(failedJob.metadata.name);
+  expect(jobs[0].status.succeeded).toBe(1);
+  const after = revisions(NS);
+  expect(
+    Object.keys(after)
+      .filter((name) => after[name] !== before[name])
+      .sort(),
+  ).toEqual(["pulp-api", "pulp-content", "pulp-worker"]);
+});
+
 test("`pulumi destroy` removes everything but what holds data, and says what it kept", () => {
   const run = pulumi(STACK, ["destroy", "--yes", "--skip-preview", "--exclude-protected"]);
   timings.destroy = run.seconds;

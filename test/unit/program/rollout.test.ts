@@ -37,6 +37,14 @@ test("a settings change rolls exactly the Pulp processes", async () => {
   ]);
 });
 
+test("a Pulp upgrade rolls the Pulp processes, not Redis or pulp-web (they run images of their own)", async () => {
+  expect(await rolled(BASE, { ...BASE, image: "quay.io/pulp/pulp-minimal:3.85.1" })).toEqual([
+    "pulp-api",
+    "pulp-content",
+    "pulp-worker",
+  ]);
+});
+
 test("an nginx change rolls only pulp-web", async () => {
   expect(await rolled(BASE, { ...BASE, web: { enabled: true, clientMaxBodySize: "20g" } })).toEqual([
     "pulp-web",
