@@ -12,7 +12,11 @@ import {
   mustPulumi,
   pulumi,
   writeStackConfig,
-} from "./helpers/cluster";
+} from "../../scripts/local/harness";
+import { startSampler } from "../../scripts/bench/sampler";
+
+// Each test runs the real CLI against the cluster; an update can take minutes on a busy machine.
+jest.setTimeout(20 * 60 * 1000);
 
 const STACK = "e2e";
 const NS = "pulp-e2e";
@@ -175,7 +179,7 @@ test("a replicas change rolls nothing", () => {
   expect(getJson(["deployment", "pulp-api", "-n", NS]).status.availableReplicas).toBe(3);
 });
 
-test("a failed migration fails `up` and changes no Deployment; the next `up` after the fix uses a new Job", () => {
+test("a failed migration fails `up` and changes no Deployment; the next `up` after the fix uses a new Job", async () => {
   const current = { ...BASE, contentOrigin: "http://pulp-e2e.localhost:8080", api: { replicas: 3 } };
   const release = "quay.io/pulp/pulp-minimal:3.85.1";
   const before = revisions(NS);
@@ -201,13 +205,43 @@ test("a failed migration fails `up` and changes no Deployment; the next `up` aft
     });
   }
 
+  // The fix is a rolling upgrade 3.85.0 -> 3.85.1: sample the ready endpoints while it runs.
   writeStackConfig(STACK, { ...current, image: release });
+  const sampler = startSampler(
+    NS,
+    ["pulp-api", "pulp-content", "pulp-web"],
+    path.join(ARTIFACTS, "endpoints.jsonl"),
+  );
   const fixed = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
+  const samples = await sampler.stop();
   timings.fixedMigrationUp = fixed.seconds;
+  process.stdout.write(`rolling upgrade endpoints: ${JSON.stringify(samples)}\n`);
+  expect(samples.count).toBeGreaterThan(10);
+  expect(samples.minReady).toEqual({
+    "pulp-api": expect.any(Number),
+    "pulp-content": expect.any(Number),
+    "pulp-web": expect.any(Number),
+  });
+  for (const [service, min] of Object.entries(samples.minReady) as [string, number][])
+    expect({ service, min: min > 0 }).toEqual({ service, min: true });
   const jobs = items("jobs", NS);
   expect(jobs).toHaveLength(1);
   expect(jobs[0].metadata.name).not.toBe(failedJob.metadata.name);
   expect(jobs[0].status.succeeded).toBe(1);
+  const migrated = Date.parse(jobs[0].status.completionTime);
+  for (const pod of items("pods", NS).filter(
+    (p) =>
+      p.spec.containers[0].image === release &&
+      !p.metadata.ownerReferences?.some((o: any) => o.kind === "Job"),
+  )) {
+    expect({
+      pod: pod.metadata.name,
+      afterMigration: Date.parse(pod.metadata.creationTimestamp) >= migrated,
+    }).toEqual({
+      pod: pod.metadata.name,
+      afterMigration: true,
+    });
+  }
   const after = revisions(NS);
   expect(
     Object.keys(after)

@@ -1,9 +1,9 @@
-// Talking to the embedded cluster and the real CLI from end-to-end tests: every assertion reads what
-// the API server holds, never what the program meant to do.
+// Talking to the embedded cluster and the real CLI, for end-to-end tests and benchmarks: what they
+// check is what the API server holds, never what the program meant to do.
 import { execFileSync, spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
-import { KUBECONFIG, REPO, toolchainBin } from "../../../scripts/local/environment";
+import { KUBECONFIG, REPO, toolchainBin } from "./environment";
 
 const BIN = toolchainBin();
 

@@ -1,0 +1,68 @@
+// Samples the ready endpoints of Services every `intervalMs` straight from the API server (no kubectl
+// process per sample), in its own process so that a blocking `pulumi up` does not pause it.
+//   ts-node -T scripts/bench/endpointSampler.ts <kubeconfig> <namespace> <out.jsonl> <intervalMs> <service>...
+// One JSON line per sample: {"t": <ms since epoch>, "ready": {"<service>": <count>}}. Stops on SIGTERM.
+import * as fs from "fs";
+import * as https from "https";
+import * as yaml from "js-yaml";
+
+interface KubeConfig {
+  clusters: { cluster: { server: string; "certificate-authority-data": string } }[];
+  users: { user: { "client-certificate-data": string; "client-key-data": string } }[];
+}
+
+interface EndpointSliceList {
+  items: { endpoints?: { conditions?: { ready?: boolean } }[] }[];
+}
+
+function client(kubeconfig: string) {
+  const config = yaml.load(fs.readFileSync(kubeconfig, "utf8")) as KubeConfig;
+  const b64 = (s: string) => Buffer.from(s, "base64");
+  const { server, "certificate-authority-data": ca } = config.clusters[0].cluster;
+  const { "client-certificate-data": cert, "client-key-data": key } = config.users[0].user;
+  const agent = new https.Agent({ ca: b64(ca), cert: b64(cert), key: b64(key), keepAlive: true });
+  return (path: string) =>
+    new Promise<EndpointSliceList>((resolve, reject) => {
+      https
+        .get(`${server}${path}`, { agent, timeout: 2000 }, (res) => {
+          let body = "";
+          res.on("data", (chunk) => (body += chunk));
+          res.on("end", () =>
+            res.statusCode === 200
+              ? resolve(JSON.parse(body))
+              : reject(new Error(`${res.statusCode} ${body}`)),
+          );
+        })
+        .on("error", reject);
+    });
+}
+
+/** Ready endpoints of one Service: the ready addresses over all its EndpointSlices. */
+export function readyCount(slices: EndpointSliceList): number {
+  return slices.items.flatMap((s) => s.endpoints ?? []).filter((e) => e.conditions?.ready === true).length;
+}
+
+async function main() {
+  const [kubeconfig, namespace, out, interval, ...services] = process.argv.slice(2);
+  const get = client(kubeconfig);
+  const stream = fs.createWriteStream(out, { flags: "w" });
+  let running = true;
+  process.on("SIGTERM", () => (running = false));
+  while (running) {
+    const started = Date.now();
+    const ready: Record<string, number> = {};
+    await Promise.all(
+      services.map(async (svc) => {
+        const slices = await get(
+          `/apis/discovery.k8s.io/v1/namespaces/${namespace}/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3D${svc}`,
+        ).catch((): EndpointSliceList => ({ items: [] }));
+        ready[svc] = readyCount(slices);
+      }),
+    );
+    stream.write(`${JSON.stringify({ t: started, ready })}\n`);
+    await new Promise((r) => setTimeout(r, Math.max(0, Number(interval) - (Date.now() - started))));
+  }
+  stream.end(() => process.exit(0));
+}
+
+if (require.main === module) void main();
