@@ -8,6 +8,7 @@ import {
   revisions,
   getJson,
   items,
+  kubectl,
   kubectlTry,
   mustPulumi,
   pulumi,
@@ -248,6 +249,44 @@ test("a failed migration fails `up` and changes no Deployment; the next `up` aft
       .filter((name) => after[name] !== before[name])
       .sort(),
   ).toEqual(["pulp-api", "pulp-content", "pulp-worker"]);
+});
+
+test("losing a node keeps at least one ready endpoint per Service (PDBs and zone/node spread)", async () => {
+  // The node with the most Pulp pods: the worst one to lose.
+  const pods = items("pods", NS).filter((p) => p.status.phase === "Running");
+  const perNode = new Map<string, number>();
+  for (const p of pods) perNode.set(p.spec.nodeName, (perNode.get(p.spec.nodeName) ?? 0) + 1);
+  const [victim] = [...perNode.entries()].sort((a, b) => b[1] - a[1])[0];
+  const node = getJson(["node", victim]);
+
+  const sampler = startSampler(
+    NS,
+    ["pulp-api", "pulp-content", "pulp-web"],
+    path.join(ARTIFACTS, "node-loss.jsonl"),
+  );
+  const started = Date.now();
+  kubectl(["delete", "node", victim, "--wait=true"]);
+  // The pod garbage collector removes pods of a deleted node; their replacements land on the others.
+  const deadline = Date.now() + 3 * 60 * 1000;
+  while (Date.now() < deadline && items("pods", NS).some((p) => p.spec.nodeName === victim)) {
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  await new Promise((r) => setTimeout(r, 3000));
+  const samples = await sampler.stop();
+  timings.nodeLossRecovery = (Date.now() - started) / 1000;
+  process.stdout.write(`node loss (${victim}, ${perNode.get(victim)} pods): ${JSON.stringify(samples)}\n`);
+
+  // Put the node back for whatever runs next on this cluster.
+  const { name, labels, annotations } = node.metadata;
+  kubectl(
+    ["apply", "-f", "-"],
+    JSON.stringify({ apiVersion: "v1", kind: "Node", metadata: { name, labels, annotations } }),
+  );
+
+  expect(items("pods", NS).filter((p) => p.spec.nodeName === victim)).toEqual([]);
+  for (const [service, min] of Object.entries(samples.minReady) as [string, number][]) {
+    expect({ service, min: min > 0 }).toEqual({ service, min: true });
+  }
 });
 
 test("`pulumi destroy` removes everything but what holds data, and says what it kept", () => {
