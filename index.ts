@@ -4,7 +4,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { loadConfig } from "./components/config/load";
 import { Pulp } from "./components/pulp";
 import { readDeployed } from "./components/upgrade/deployed";
-import { HEARTBEAT_TTL_SECONDS, planUpgrade, UpgradeRefused } from "./components/upgrade/plan";
+import { planUpgrade, UpgradeRefused } from "./components/upgrade/plan";
 
 export = async () => {
   const { config, secrets } = loadConfig();
@@ -15,11 +15,10 @@ export = async () => {
   });
   if (plan.kind === "stop-the-world") {
     // Not orchestrated within one update yet; the idle switch gives the same safe sequence in three.
-    const ttl = Math.max(...Object.values(HEARTBEAT_TTL_SECONDS));
     throw new UpgradeRefused(
       `${plan.summary}\nNothing was changed. Run it in three updates:\n` +
         `  1. pulumi config set pulp:idle true && pulumi up      (every Pulp process stops; data is kept)\n` +
-        `  2. wait ${ttl} s, then set the new image and pulumi up  (migrations run with nothing running)\n` +
+        `  2. wait ${plan.minimumDowntimeSeconds} s, then set the new image and pulumi up  (migrations run with nothing running)\n` +
         `  3. pulumi config set pulp:idle false && pulumi up     (${plan.to} starts)`,
     );
   }

@@ -1,10 +1,9 @@
 // npm run bench:upgrade — a rolling Pulp upgrade (3.85.0 -> 3.85.1) on the embedded cluster, measured:
 // ready endpoints of api, content and web sampled every 100 ms while `pulumi up` runs. One figure a line.
-import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
-import { REPO, runMain, STATE } from "../local/environment";
-import { kubectlTry, mustPulumi, pulumi, writeStackConfig } from "../local/harness";
+import { runMain, STATE } from "../local/environment";
+import { dropStack, freshStack, mustPulumi, pulumi, writeStackConfig } from "../local/harness";
 import { startSampler } from "./sampler";
 
 const STACK = "bench";
@@ -12,15 +11,11 @@ const NS = "pulp-bench";
 const SERVICES = ["pulp-api", "pulp-content", "pulp-web"];
 
 async function bench(): Promise<number> {
-  execFileSync("bash", [path.join(REPO, "scripts/cluster/cluster.sh"), "up"], { stdio: "inherit" });
   const out = path.join(STATE, "bench");
   fs.mkdirSync(out, { recursive: true });
   const release = (image: string) => ({ namespace: NS, image });
-  writeStackConfig(STACK, release("quay.io/pulp/pulp-minimal:3.85.0"));
-  pulumi(STACK, ["stack", "rm", "--force", "--yes"]);
-  writeStackConfig(STACK, release("quay.io/pulp/pulp-minimal:3.85.0"));
+  freshStack(STACK, release("quay.io/pulp/pulp-minimal:3.85.0"));
   try {
-    mustPulumi(STACK, ["stack", "init"]);
     const install = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
     writeStackConfig(STACK, release("quay.io/pulp/pulp-minimal:3.85.1"));
     const sampler = startSampler(NS, SERVICES, path.join(out, "endpoints.jsonl"));
@@ -38,9 +33,7 @@ async function bench(): Promise<number> {
     return 0;
   } finally {
     pulumi(STACK, ["destroy", "--yes", "--skip-preview", "--exclude-protected"]);
-    pulumi(STACK, ["stack", "rm", "--force", "--yes"]);
-    fs.rmSync(path.join(REPO, `Pulumi.${STACK}.yaml`), { force: true });
-    kubectlTry(["delete", "namespace", NS, "--wait=false"]);
+    dropStack(STACK, NS);
   }
 }
 

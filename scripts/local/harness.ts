@@ -3,7 +3,7 @@
 import { execFileSync, spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
-import { KUBECONFIG, REPO, toolchainBin } from "./environment";
+import { KUBECONFIG, REPO, stackLocks, toolchainBin } from "./environment";
 
 const BIN = toolchainBin();
 
@@ -89,4 +89,25 @@ export function revisions(namespace: string): Record<string, string> {
     result[d.metadata.name] = `rev-${d.metadata.annotations?.["deployment.kubernetes.io/revision"]}`;
   }
   return result;
+}
+
+/**
+ * A fresh stack of its own for a test or benchmark, on a running embedded cluster: what an interrupted
+ * run left (a stale lock, the stack itself) is cleared first. `stack rm` deletes the config file, so it is
+ * written again before `stack init`.
+ */
+export function freshStack(stack: string, changes: Record<string, unknown>): void {
+  execFileSync("bash", [path.join(REPO, "scripts/cluster/cluster.sh"), "up"], { stdio: "inherit" });
+  for (const lock of stackLocks(stack).filter((l) => l.stale)) fs.rmSync(lock.file);
+  writeStackConfig(stack, changes);
+  pulumi(stack, ["stack", "rm", "--force", "--yes"]);
+  writeStackConfig(stack, changes);
+  mustPulumi(stack, ["stack", "init"]);
+}
+
+/** Forgets the stack and its config file and deletes its namespace, leaving the cluster clean. */
+export function dropStack(stack: string, namespace: string): void {
+  pulumi(stack, ["stack", "rm", "--force", "--yes"]);
+  fs.rmSync(path.join(REPO, `Pulumi.${stack}.yaml`), { force: true });
+  kubectlTry(["delete", "namespace", namespace, "--wait=false"]);
 }

@@ -1,10 +1,11 @@
 // A whole install on the embedded cluster with the real engine: fresh up, no-op, settings change,
 // replicas change, preview JSON, destroy. Ordered: each test builds on the state the previous one left.
-import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
-import { REPO, STATE, stackLocks } from "../../scripts/local/environment";
+import { STATE } from "../../scripts/local/environment";
 import {
+  dropStack,
+  freshStack,
   revisions,
   getJson,
   items,
@@ -30,14 +31,8 @@ const BASE = {
 
 beforeAll(
   () => {
-    execFileSync("bash", [path.join(REPO, "scripts/cluster/cluster.sh"), "up"], { stdio: "inherit" });
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    // This stack belongs to the test: clear what an interrupted run may have left (its lock, the stack).
-    for (const lock of stackLocks(STACK).filter((l) => l.stale)) fs.rmSync(lock.file);
-    writeStackConfig(STACK, BASE);
-    pulumi(STACK, ["stack", "rm", "--force", "--yes"]);
-    writeStackConfig(STACK, BASE);
-    mustPulumi(STACK, ["stack", "init"]);
+    freshStack(STACK, BASE);
   },
   10 * 60 * 1000,
 );
@@ -45,10 +40,7 @@ beforeAll(
 afterAll(() => {
   fs.writeFileSync(path.join(ARTIFACTS, "timings.json"), JSON.stringify(timings, null, 2));
   process.stdout.write(`e2e timings (s): ${JSON.stringify(timings)}\n`);
-  // Leave the cluster clean for the next run: drop the stack (and its config file) and the namespace.
-  pulumi(STACK, ["stack", "rm", "--force", "--yes"]);
-  fs.rmSync(path.join(REPO, `Pulumi.${STACK}.yaml`), { force: true });
-  kubectlTry(["delete", "namespace", NS, "--wait=false"]);
+  dropStack(STACK, NS);
 });
 
 const PULP = ["pulp-api", "pulp-content", "pulp-worker", "pulp-web"];
