@@ -15,12 +15,16 @@ export interface StackVariant {
 
 const secretRef = (ref: SecretKeyRef) => ({ type: "Secret", secret: { name: ref.secretName, key: ref.key } });
 
-/** Stack config for the Pulp program: the delivery program owns the namespace, so the workspace never creates one. */
-export function pulpStackConfig(config: DeliveryConfig): Record<string, string> {
-  const result: Record<string, string> = {};
+/**
+ * Stack config for the Pulp program: the delivery program owns the namespace, so the workspace never
+ * creates one. Objects and arrays stay structured (PKO >= 2.3 "structured configuration"): Pulumi.yaml
+ * declares e.g. `database` as `type: object`, and the CLI refuses a JSON string there ("must be of type
+ * 'object'", found by the e2e test). Scalars are strings, as `pulumi config set` writes them.
+ */
+export function pulpStackConfig(config: DeliveryConfig): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(config.pulpConfig)) {
-    // Strings, as `pulumi config set` writes them; the Pulp program decodes JSON objects and scalars.
-    result[`pulp:${key}`] = typeof value === "string" ? value : JSON.stringify(value);
+    result[`pulp:${key}`] = value !== null && typeof value === "object" ? value : String(value);
   }
   result["pulp:namespace"] = config.pulpNamespace;
   result["pulp:createNamespace"] = "false";

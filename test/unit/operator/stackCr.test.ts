@@ -83,7 +83,7 @@ test("the production Stack: source, secrets by reference only, workspace sizing,
       "pulp:namespace": "pulp",
       "pulp:createNamespace": "false",
       "pulp:contentOrigin": "https://pulp.example.com",
-      "pulp:database": '{"cloudnativepg":{}}',
+      "pulp:database": { cloudnativepg: {} },
     },
     workspaceTemplate: {
       spec: {
