@@ -9,6 +9,9 @@ import { MINIMAL } from "../helpers/configs";
 import { render } from "../helpers/render";
 import { CRDS } from "./delivery";
 
+// Whole-program renders under mocks: seconds each on a loaded 2-core machine, not the default 5.
+jest.setTimeout(60_000);
+
 /** Every optional feature, in the two shapes that exclude each other (database, storage, ingress kind). */
 const EVERYTHING = [
   {

@@ -5,6 +5,9 @@ import { MANAGE_VERBS, PULP_KINDS, READ_OPERATE } from "../../../components/oper
 import { AUTH_DELEGATOR, workspaceRules } from "../../../components/operator/rbac";
 import { DELIVERY, renderDelivery } from "./delivery";
 
+// Whole-program renders under mocks: seconds each on a loaded 2-core machine, not the default 5.
+jest.setTimeout(60_000);
+
 /** Every (group, resource, verb) a set of rules grants. */
 function grants(rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[]): Set<string> {
   const out = new Set<string>();

@@ -4,6 +4,9 @@ import { previewName } from "../../../components/operator/stackSpec";
 import { POD_SECURITY_LABELS } from "../../../components/namespace/namespace";
 import { crdSchema, DELIVERY, devDelivery, renderDelivery, STACK_TYPE, strict, validator } from "./delivery";
 
+// Whole-program renders under mocks: seconds each on a loaded 2-core machine, not the default 5.
+jest.setTimeout(60_000);
+
 const stackSchema = crdSchema("pulumi.com_stacks.yaml", "v1");
 const validStack = validator(strict(stackSchema));
 
