@@ -109,8 +109,14 @@ export const KNOWN_FAILURES: readonly KnownFailure[] = [
     cause:
       "The state backend URL, the secrets passphrase or the git token come from Secrets in the Stack's namespace; without them the workspace cannot log in or decrypt.",
     fix: (s) => {
-      const r = s.secretRefs.find((x) => x.found !== "ok" && x.found !== "unreadable");
-      return `kubectl -n ${ns(s)} create secret generic ${r?.secret ?? "<secret>"} --from-literal=${r?.key ?? "<key>"}=<value>  (then ${retry(s)})`;
+      const r = s.secretRefs.find((x) => x.found === "missing secret" || x.found === "missing key");
+      const secret = r?.secret ?? "<secret>";
+      const key = r?.key ?? "<key>";
+      const command =
+        r?.found === "missing key"
+          ? `kubectl -n ${ns(s)} patch secret ${secret} --type merge -p '{"stringData":{"${key}":"<value>"}}'`
+          : `kubectl -n ${ns(s)} create secret generic ${secret} --from-literal=${key}=<value>`;
+      return `${command}  (then ${retry(s)})`;
     },
   },
   {

@@ -97,7 +97,7 @@ const STAGES: Record<string, Stage> = {
       },
     },
     status: failedStatus("error"),
-    expect: { fix: /create secret generic state --from-literal=passphrase=/ },
+    expect: { fix: /patch secret state --type merge -p '\{"stringData":\{"passphrase":"<value>"\}\}'/ },
   },
   "backend-login": {
     status: failedStatus(

@@ -127,7 +127,7 @@ const CASES: Record<string, [(s: StackSnapshot) => void, RegExp, RegExp]> = {
         { use: "envRefs.PULUMI_CONFIG_PASSPHRASE", secret: "state", key: "passphrase", found: "missing key" },
       ]),
     /PULUMI_CONFIG_PASSPHRASE -> Secret state key passphrase: missing key/,
-    /create secret generic state --from-literal=passphrase=/,
+    /patch secret state --type merge -p '\{"stringData":\{"passphrase":"<value>"\}\}'/,
   ],
   "backend-login": [
     (s) =>
@@ -281,4 +281,17 @@ test("arguments: name, -n, and one-line errors for the rest", () => {
   expect(parseArgs(["retry", "pulp", "-n", "ops"])).toMatchObject({ command: "retry", namespace: "ops" });
   expect(() => parseArgs(["stauts", "pulp"])).toThrow(/unknown command "stauts"; usage/);
   expect(() => parseArgs(["status"])).toThrow(/which Stack\?/);
+});
+
+test("a missing Secret (not just a key) is created, not patched", () => {
+  const s = snapshot(
+    (x) =>
+      (x.secretRefs = [
+        { use: "envRefs.PULUMI_BACKEND_URL", secret: "state", key: "url", found: "missing secret" },
+      ]),
+  );
+  const [d] = diagnose(s);
+  expect(d.failure.fix(s)).toMatch(
+    /^kubectl -n pulp-delivery create secret generic state --from-literal=url=<value>/,
+  );
 });
