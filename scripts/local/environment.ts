@@ -76,8 +76,8 @@ export interface StackLock {
 }
 
 /** Lock files of a stack in the local backend (the CLI's own layout: .pulumi/locks/<org>/<project>/<stack>). */
-export function stackLocks(stack: string): StackLock[] {
-  const dir = path.join(STATE, "backend", ".pulumi", "locks", "organization", "pulp", stack);
+export function stackLocks(stack: string, project = "pulp"): StackLock[] {
+  const dir = path.join(STATE, "backend", ".pulumi", "locks", "organization", project, stack);
   if (!fs.existsSync(dir)) return [];
   return fs
     .readdirSync(dir)

@@ -39,12 +39,29 @@ export interface PulumiRun {
   seconds: number;
 }
 
-/** Runs the real CLI on `stack` (through scripts/local/pulumi.ts) and returns what it printed. */
-export function pulumi(stack: string, args: string[], timeoutMs = 15 * 60 * 1000): PulumiRun {
+/**
+ * Runs the real CLI on `stack` (through scripts/local/pulumi.ts) and returns what it printed.
+ * `programDir` (relative to the repository) runs another project, e.g. "stacks".
+ */
+export function pulumi(
+  stack: string,
+  args: string[],
+  timeoutMs = 15 * 60 * 1000,
+  programDir?: string,
+): PulumiRun {
   const started = Date.now();
+  const dirArgs = programDir ? ["--program-dir", programDir] : [];
   const r = spawnSync(
     path.join(REPO, "node_modules/.bin/ts-node"),
-    ["-T", path.join(REPO, "scripts/local/pulumi.ts"), ...args, "--stack", stack, "--non-interactive"],
+    [
+      "-T",
+      path.join(REPO, "scripts/local/pulumi.ts"),
+      ...dirArgs,
+      ...args,
+      "--stack",
+      stack,
+      "--non-interactive",
+    ],
     {
       cwd: REPO,
       encoding: "utf8",
@@ -56,8 +73,8 @@ export function pulumi(stack: string, args: string[], timeoutMs = 15 * 60 * 1000
   return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr, seconds: (Date.now() - started) / 1000 };
 }
 
-export function mustPulumi(stack: string, args: string[]): PulumiRun {
-  const run = pulumi(stack, args);
+export function mustPulumi(stack: string, args: string[], programDir?: string): PulumiRun {
+  const run = pulumi(stack, args, undefined, programDir);
   if (run.code !== 0) {
     throw new Error(
       `pulumi ${args.join(" ")} exited ${run.code}\n${run.stdout.slice(-4000)}\n${run.stderr.slice(-4000)}`,
