@@ -256,7 +256,7 @@ test("SubjectAccessReviews: the workspace can do every needed verb in the Pulp n
   expect(can.length).toBeGreaterThanOrEqual(PULP_KINDS.length * MANAGE_VERBS.length);
 });
 
-test("the real Pulp program installs and destroys as the workspace's ServiceAccount (impersonated)", () => {
+test("the real Pulp program installs, upgrades across a floor and destroys as the workspace's ServiceAccount (impersonated)", () => {
   // The admin kubeconfig with `as:`: every request the provider makes is authorized as the workspace.
   const admin = yaml.load(fs.readFileSync(KUBECONFIG, "utf8")) as {
     users: { user: Record<string, unknown> }[];
@@ -278,6 +278,8 @@ test("the real Pulp program installs and destroys as the workspace's ServiceAcco
     ...stack.spec.config,
     "pulp:dataVolumes": [{ name: "seed-dump", url: "http://127.0.0.1:1/pulp-db-dump.tar", size: "1Gi" }],
     "kubernetes:kubeconfig": saKubeconfig,
+    // Installed one release before a RequireVersion floor: the upgrade below is a stop-the-world.
+    "pulp:image": "quay.io/pulp/pulp-minimal:3.84.0",
   };
   writeYaml(pulpFile, config, { encryptionsalt: dev.encryptionsalt });
   mustPulumi(PULP_STACK, ["stack", "init"]);
@@ -315,6 +317,37 @@ test("the real Pulp program installs and destroys as the workspace's ServiceAcco
   expect(refused.ok).toBe(false);
   expect(refused.output).toMatch(/forbidden/);
   expect(kubectlTry(["--kubeconfig", saKubeconfig, "get", "deployments", "-n", PULP_NS]).ok).toBe(true);
+
+  // A stop-the-world upgrade as the workspace: its dynamic provider scales the Deployments through
+  // deployments/scale and watches pods with the same kubeconfig, so the Role must cover those too.
+  writeYaml(
+    pulpFile,
+    { ...config, "pulp:image": "quay.io/pulp/pulp-minimal:3.85.0" },
+    { encryptionsalt: dev.encryptionsalt },
+  );
+  const upgrade = pulumi(PULP_STACK, ["up", "--yes", "--skip-preview"]);
+  timings.stopTheWorldAsWorkspace = upgrade.seconds;
+  const upgradeOutput = upgrade.stdout + upgrade.stderr;
+  expect({
+    code: upgrade.code,
+    forbidden: [...new Set(upgradeOutput.match(/is forbidden: [^\n]*/g) ?? [])].filter(
+      (f) => !f.includes("storageclasses"),
+    ),
+    tail: upgrade.code === 0 ? "" : upgradeOutput.slice(-3000),
+  }).toEqual({ code: 0, forbidden: [], tail: "" });
+  expect(upgradeOutput).toMatch(/pulp-stop-the-world-3\.84\.0-to-3\.85\.0 created/);
+  expect(
+    items("deployments", PULP_NS)
+      .filter((d) => d.metadata.name !== "pulp-redis" && d.metadata.name !== "pulp-web")
+      .map(
+        (d) => `${d.metadata.name} ${d.spec.template.spec.containers[0].image} ${d.status.availableReplicas}`,
+      )
+      .sort(),
+  ).toEqual([
+    "pulp-api quay.io/pulp/pulp-minimal:3.85.0 2",
+    "pulp-content quay.io/pulp/pulp-minimal:3.85.0 2",
+    "pulp-worker quay.io/pulp/pulp-minimal:3.85.0 2",
+  ]);
 
   const down = pulumi(PULP_STACK, ["destroy", "--yes", "--skip-preview", "--exclude-protected"]);
   timings.pulpDestroyAsWorkspace = down.seconds;
