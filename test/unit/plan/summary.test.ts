@@ -1,0 +1,319 @@
+// The plan summary on previews the real engine printed (test/fixtures/preview/, `npm run plan:fixtures`):
+// what each pull-request change would do, as the report states it.
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { analyze, dataHeld } from "../../../scripts/plan/analyze";
+import { BASE_SECRETS, CANARIES, CASES } from "../../../scripts/plan/cases";
+import { parsePreview, UnreadablePreview } from "../../../scripts/plan/previewJson";
+import { MARKER, render } from "../../../scripts/plan/render";
+import { main, summarize } from "../../../scripts/plan/summary";
+
+const DIR = path.join(__dirname, "../../fixtures/preview");
+const text = (name: string) => fs.readFileSync(path.join(DIR, `${name}.json`), "utf8");
+const facts = (name: string) => analyze(parsePreview(text(name)));
+const report = (name: string) => render(facts(name));
+const captured = JSON.parse(fs.readFileSync(path.join(DIR, "cases.json"), "utf8")) as {
+  name: string;
+  exitCode: number;
+}[];
+const PULP = ["pulp-api", "pulp-content", "pulp-worker"];
+
+test("every case of the capture script has a fixture, and a failed preview is one the CLI exited non-zero for", () => {
+  expect(captured.map((c) => c.name)).toEqual(["install", ...CASES.map((c) => c.name)]);
+  for (const c of captured) {
+    expect({ case: c.name, failed: facts(c.name).failed }).toEqual({
+      case: c.name,
+      failed: c.exitCode !== 0,
+    });
+  }
+});
+
+test("the first line is one machine-readable comment, for every fixture", () => {
+  for (const { name } of captured) {
+    expect(report(name).split("\n")[0]).toMatch(
+      new RegExp(
+        `^<!-- ${MARKER} preview=(ok|failed) data-risk=\\d+ refused=\\d+ rolls=\\d+ migration=(yes|no) upgrade=[a-z-]+ downtime=(yes|no) -->$`,
+      ),
+    );
+  }
+});
+
+test("no-op: nothing rolls, no migration, nothing at risk", () => {
+  const a = facts("no-op");
+  expect(a).toMatchObject({ failed: false, dataRisks: [], rolls: [], scales: [], migration: undefined });
+  expect(report("no-op")).toContain("## Pulp preview: no changes");
+});
+
+test("first install: an install plan, creations only, no data at risk", () => {
+  const a = facts("install");
+  expect(a.upgrade).toMatchObject({ kind: "install", text: "install pulpcore 3.85.0" });
+  expect(a.dataRisks).toEqual([]);
+  expect(a.rolls.map((r) => r.op)).toEqual(a.rolls.map(() => "create"));
+});
+
+test("settings change: api, content and worker roll for the config hash, and a migration Job runs", () => {
+  const a = facts("settings-change");
+  expect(a.rolls.map((r) => r.name).sort()).toEqual(PULP);
+  for (const r of a.rolls) expect(r).toMatchObject({ op: "update", config: true, images: [], other: [] });
+  expect(a.scales).toEqual([]);
+  expect(a.migration?.job).toMatch(/^pulp-migrate-[0-9a-f]{8}$/);
+  expect(a.migration?.replaces).toMatch(/^pulp-migrate-[0-9a-f]{8}$/);
+  expect(a.dataRisks).toEqual([]);
+  expect(report("settings-change")).toContain("- `pulp-api`: settings or secrets changed (config-hash)");
+});
+
+test("replicas only: pulp-api scales 2 -> 3 without new pods, no migration", () => {
+  const a = facts("replicas-only");
+  expect(a.rolls).toEqual([]);
+  expect(a.scales).toEqual([{ name: "pulp-api", changes: ["spec.replicas 2 -> 3"] }]);
+  expect(a.migration).toBeUndefined();
+  expect(report("replicas-only")).toContain(
+    "Updated without new pods:\n\n- `pulp-api`: `spec.replicas 2 -> 3`",
+  );
+});
+
+test("rolling upgrade 3.85.0 -> 3.85.1: the Pulp Deployments roll for the image, web and redis do not; labels on data are in place", () => {
+  const a = facts("rolling-upgrade");
+  expect(a.upgrade).toMatchObject({ kind: "rolling" });
+  expect(a.upgrade?.text).toMatch(/^upgrade 3.85.0 -> 3.85.1: migrate while 3.85.0 serves/);
+  expect(a.rolls.map((r) => r.name).sort()).toEqual(PULP);
+  for (const r of a.rolls) {
+    expect(r).toMatchObject({
+      config: false,
+      other: [],
+      images: ["quay.io/pulp/pulp-minimal:3.85.0 -> quay.io/pulp/pulp-minimal:3.85.1"],
+    });
+  }
+  expect(a.migration).toBeDefined();
+  // The version label changes on the PVC, the database and the keys: an update in place, not a risk.
+  expect(a.dataRisks).toEqual([]);
+  expect(a.dataUpdates.map((u) => u.kind)).toEqual(
+    expect.arrayContaining(["PersistentVolumeClaim", "Cluster", "DataVolume", "Namespace", "Secret"]),
+  );
+  expect(report("rolling-upgrade")).toContain("Rolling, no downtime");
+});
+
+test("an upgrade across a RequireVersion floor, refused by this program: the report says downtime and quotes the steps", () => {
+  const a = facts("stop-the-world");
+  expect(a.failed).toBe(true);
+  expect(a.upgrade?.kind).toBe("refused");
+  expect(a.upgrade?.text).toMatch(/3.85.0 -> 3.87.0 NEEDS DOWNTIME/);
+  expect(a.rolls).toEqual([]);
+  const md = report("stop-the-world");
+  expect(md).toContain("**Refused: this upgrade needs downtime**");
+  expect(md).toContain("pulumi config set pulp:idle true");
+  expect(md.match(/NEEDS DOWNTIME/g)).toHaveLength(1); // the engine repeats the error; the report does not
+});
+
+const risks = (name: string) =>
+  facts(name).dataRisks.map((r) => ({ kind: r.kind, name: r.name, op: r.op, refused: r.refusals }));
+const PROTECTED = expect.stringMatching(/^refused: the resource is protected/);
+
+test("a new storage class for the artifacts PVC: a replacement, refused (protected, and immutable for the API server)", () => {
+  expect(risks("pvc-storage-class")).toEqual([
+    {
+      kind: "PersistentVolumeClaim",
+      name: "pulp-artifacts",
+      op: "replace",
+      refused: [
+        PROTECTED,
+        expect.stringMatching(/^refused by the Kubernetes API server: spec: Forbidden: spec is immutable/),
+      ],
+    },
+  ]);
+  expect(facts("pvc-storage-class").dataRisks[0].reasons).toEqual(["spec.storageClassName"]);
+});
+
+test("shrinking the PVC: an in-place update the API server refuses", () => {
+  expect(risks("pvc-shrink")).toEqual([
+    {
+      kind: "PersistentVolumeClaim",
+      name: "pulp-artifacts",
+      op: "update",
+      refused: [
+        "refused by the Kubernetes API server: spec.resources.requests.storage: Forbidden: field can not be less than status.capacity",
+      ],
+    },
+  ]);
+});
+
+test("CloudNativePG -> external database: the Cluster's deletion is refused; the settings change would roll", () => {
+  expect(risks("database-external")).toEqual([
+    { kind: "Cluster", name: "pulp-db", op: "delete", refused: [PROTECTED] },
+  ]);
+  expect(
+    facts("database-external")
+      .rolls.map((r) => r.name)
+      .sort(),
+  ).toEqual(PULP);
+});
+
+test("a supplied secretKey after install: replacing the key Secret and its generated value is refused", () => {
+  expect(risks("secret-key-supplied")).toEqual([
+    { kind: "Secret", name: "pulp-secret-key", op: "replace", refused: [PROTECTED] },
+    { kind: "GeneratedSecret", name: "pulp-secrets-secret-key", op: "delete", refused: [PROTECTED] },
+  ]);
+});
+
+test("a removed DataVolume: its deletion is refused", () => {
+  expect(risks("datavolume-removed")).toEqual([
+    { kind: "DataVolume", name: "seed-dump", op: "delete", refused: [PROTECTED] },
+  ]);
+});
+
+test("a new namespace: every data holder would be replaced; the Namespace itself is not protected and says so", () => {
+  const found = risks("namespace-change");
+  expect(found.map((r) => `${r.kind} ${r.name}`).sort()).toEqual([
+    "Cluster pulp-db",
+    "DataVolume seed-dump",
+    "Namespace pulp-fixtures-moved",
+    "PersistentVolumeClaim pulp-artifacts",
+    "Secret pulp-admin-password",
+    "Secret pulp-db-fields-encryption",
+    "Secret pulp-secret-key",
+  ]);
+  expect(found.find((r) => r.kind === "Namespace")?.refused).toEqual([]);
+  for (const r of found.filter((r) => r.kind !== "Namespace")) expect(r.refused).toEqual([PROTECTED]);
+  const md = report("namespace-change");
+  expect(md).toContain("Namespace `pulp-fixtures` -> `pulp-fixtures-moved` would be **replaced**");
+  expect(md).toContain("**not protected**: only the other refusals in this preview stop it");
+  // Replaced Deployments are not a rolling update, and the report does not call them one.
+  expect(md).not.toContain("New pods (a rolling update");
+});
+
+test("data at risk is flagged before anything else in the report", () => {
+  for (const name of [
+    "pvc-storage-class",
+    "pvc-shrink",
+    "database-external",
+    "datavolume-removed",
+    "namespace-change",
+    "secret-key-supplied",
+  ]) {
+    const lines = report(name).split("\n");
+    expect({ name, third: lines[3] }).toEqual({ name, third: "> [!CAUTION]" });
+  }
+});
+
+test("no fixture holds a secret: no config canary, and every Secret's data shows as [secret]", () => {
+  for (const { name } of captured) {
+    const raw = text(name);
+    for (const value of Object.values(CANARIES))
+      expect({ name, leaked: raw.includes(value) }).toEqual({ name, leaked: false });
+    const preview = parsePreview(raw);
+    for (const step of preview.steps.filter((s) => s.urn.includes("kubernetes:core/v1:Secret::"))) {
+      for (const st of [step.oldState, step.newState]) {
+        for (const key of ["data", "stringData"]) {
+          const value = st?.inputs?.[key];
+          if (value !== undefined)
+            expect({ name, urn: step.urn, key, value }).toEqual({
+              name,
+              urn: step.urn,
+              key,
+              value: "[secret]",
+            });
+        }
+      }
+    }
+    const config = (JSON.parse(raw) as { config: Record<string, string> }).config;
+    for (const key of BASE_SECRETS) expect(config[`pulp:${key}`]).toBe("[secret]");
+  }
+});
+
+// The stop-the-world resource is being added on main; this is its contract (pulp:upgrade:StopTheWorld
+// with a dynamic child whose inputs are below) until a real preview of it is captured.
+test("contract: a created StopTheWorld says downtime, why, and about how long", () => {
+  const preview = parsePreview(text("rolling-upgrade"));
+  const parent = "urn:pulumi:fixtures::pulp::pulp:index:Pulp$pulp:upgrade:StopTheWorld";
+  preview.steps.push(
+    {
+      op: "create",
+      urn: `${parent}::pulp-upgrade`,
+      newState: { type: "pulp:upgrade:StopTheWorld", inputs: {} },
+    },
+    {
+      op: "create",
+      urn: `${parent}$pulumi-nodejs:dynamic:Resource::pulp-upgrade-stop`,
+      newState: {
+        type: "pulumi-nodejs:dynamic:Resource",
+        inputs: {
+          from: "3.85.0",
+          to: "3.87.0",
+          floor: "3.87.0",
+          migrations: "core 0143, 0144",
+          heartbeatTtlSeconds: 120,
+          namespace: "pulp-fixtures",
+          deployments: ["pulp-api", "pulp-content", "pulp-worker"],
+        },
+      },
+    },
+  );
+  const a = analyze(preview);
+  expect(a.upgrade).toMatchObject({
+    kind: "stop-the-world",
+    stopTheWorld: { floor: "3.87.0", heartbeatTtlSeconds: 120 },
+  });
+  const md = render(a);
+  expect(md.split("\n")[0]).toContain("upgrade=stop-the-world downtime=yes");
+  expect(md).toContain(
+    "**Downtime.** Upgrading pulpcore 3.85.0 -> 3.87.0 crosses the RequireVersion floor 3.87.0",
+  );
+  expect(md).toContain("migrations core 0143, 0144");
+  expect(md).toContain(
+    "This update stops `pulp-api`, `pulp-content`, `pulp-worker` in `pulp-fixtures`, waits 120 s",
+  );
+  expect(md).toContain("about 120 s (heartbeat TTL) + the migration Job's run time + the pods' start-up");
+});
+
+describe("input and exit codes", () => {
+  test("unreadable input is the only error", () => {
+    expect(() => parsePreview("")).toThrow(UnreadablePreview);
+    expect(() => parsePreview("[1]")).toThrow(/not a JSON object/);
+    expect(() => parsePreview('{"config": {}}')).toThrow(/neither `steps` nor `diagnostics`/);
+    expect(() => parsePreview('{"steps": [{"op": "create"}]}')).toThrow(/steps\[0\] has no op and urn/);
+    expect(() => parsePreview('{"diagnostics": "x"}')).toThrow(/must be arrays/);
+  });
+
+  test("risk alone exits 0; --fail-on-data-loss makes it 2", () => {
+    expect(summarize(text("pvc-storage-class"), false).code).toBe(0);
+    expect(summarize(text("pvc-storage-class"), true).code).toBe(2);
+    expect(summarize(text("settings-change"), true).code).toBe(0);
+  });
+
+  test("main: --out writes the report; a missing file or a bad argument exits 1", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "plan-summary-"));
+    const out = path.join(dir, "summary.md");
+    const stderr = jest.spyOn(process.stderr, "write").mockImplementation(() => true);
+    try {
+      expect(main([path.join(DIR, "database-external.json"), "--out", out])).toBe(0);
+      expect(fs.readFileSync(out, "utf8")).toBe(report("database-external"));
+      expect(main([path.join(dir, "missing.json")])).toBe(1);
+      expect(main([path.join(DIR, "no-op.json"), "--bogus"])).toBe(1);
+      expect(main([])).toBe(1);
+      expect(stderr).toHaveBeenCalledWith(expect.stringMatching(/^plan:summary: cannot read .*missing.json/));
+    } finally {
+      stderr.mockRestore();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+test("what holds data is decided by type, not only by the program's protect flag", () => {
+  const urn = (type: string, name: string) => `urn:pulumi:s::pulp::pulp:index:Pulp$${type}::${name}`;
+  expect(dataHeld(urn("kubernetes:core/v1:PersistentVolumeClaim", "x"), false)).toMatch(/volume/);
+  expect(dataHeld(urn("kubernetes:postgresql.cnpg.io/v1:Cluster", "x"), false)).toMatch(/PostgreSQL/);
+  expect(dataHeld(urn("kubernetes:cdi.kubevirt.io/v1beta1:DataVolume", "x"), false)).toMatch(/CDI/);
+  expect(dataHeld(urn("kubernetes:core/v1:Namespace", "x"), false)).toMatch(/everything in it/);
+  expect(
+    dataHeld(
+      urn("pulp:secrets:PulpSecrets$kubernetes:core/v1:Secret", "pulp-secrets-db-fields-encryption"),
+      false,
+    ),
+  ).toMatch(/encrypts database fields/);
+  expect(
+    dataHeld(urn("pulp:settings:Settings$kubernetes:core/v1:Secret", "pulp-settings"), false),
+  ).toBeUndefined();
+  expect(dataHeld(urn("kubernetes:apps/v1:Deployment", "pulp-api"), false)).toBeUndefined();
+  expect(dataHeld(urn("kubernetes:core/v1:ConfigMap", "x"), true)).toMatch(/protect/);
+});
