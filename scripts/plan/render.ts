@@ -23,27 +23,26 @@ export function headerLine(a: Analysis): string {
 
 const code = (s: string) => `\`${s.replace(/`/g, "'")}\``;
 
+/** What the op does to the object and its data; `retainOnDelete` leaves the old object in the cluster. */
+function riskWhat(r: DataRisk): string {
+  if (r.op === "update") return `would be changed in place (${r.fields.map(code).join(", ")})`;
+  if (r.op === "replace" && r.retained)
+    return "would be **replaced** by a new, empty one (`retainOnDelete`: the old one and its data stay in the cluster, unmanaged; the install moves to the empty one)";
+  if (r.op === "replace") return "would be **replaced**: deleted with its data, then created empty";
+  if (r.op === "delete" && r.retained)
+    return "would be **dropped** from the stack (`retainOnDelete`: it stays in the cluster with its data, unmanaged; the install stops using it)";
+  if (r.op === "delete") return "would be **deleted** with its data";
+  return `would be changed (${r.op})`;
+}
+
 function riskLine(r: DataRisk, failed: boolean): string {
-  const what =
-    r.op === "replace"
-      ? "would be **replaced** (a new, empty one created and the old one deleted)"
-      : r.op === "delete"
-        ? "would be **deleted**"
-        : r.op === "update"
-          ? `would be changed in place (${r.fields.map(code).join(", ")})`
-          : `would be changed (${r.op})`;
-  const why =
-    r.reasons.length > 0 ? `, because ${r.reasons.map(code).join(", ")} cannot change in place` : "";
+  const why = r.reasons.length > 0 ? `; ${r.reasons.map(code).join(", ")} cannot change in place` : "";
   const name = r.oldName ? `${code(r.oldName)} -> ${code(r.name)}` : code(r.name);
-  const retained =
-    r.retained && r.op !== "update"
-      ? " (`retainOnDelete`: the old one is not deleted, only dropped from the stack)"
-      : "";
   const unstopped = failed
     ? "**not protected**: only the other refusals in this preview stop it"
     : "**nothing stops this**: it happens on `pulumi up`";
   const status = (r.refusals.length > 0 ? r.refusals : [unstopped]).map((x) => `\n  - ${x}`).join("");
-  return `- ${r.kind} ${name} ${what}${why}${retained}. It holds ${r.holds}.${status}`;
+  return `- ${r.kind} ${name} ${riskWhat(r)}${why}. It holds ${r.holds}.${status}`;
 }
 
 function dataSection(a: Analysis): string[] {
