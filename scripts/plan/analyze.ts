@@ -74,6 +74,8 @@ export interface Upgrade {
   stopTheWorld?: StopTheWorld;
 }
 
+const state = (s: PreviewStep) => s.newState ?? s.oldState;
+
 export interface Analysis {
   failed: boolean;
   dataRisks: DataRisk[];
@@ -351,7 +353,8 @@ export function analyze(preview: PreviewJson): Analysis {
   const migration = migrationOf(preview);
   if (migration) handled.add(migration.urn);
   const otherChanges = preview.steps
-    .filter((s) => !["same", "read"].includes(s.op) && !handled.has(s.urn))
+    // Components (custom: false) only group their children: the children are what changes.
+    .filter((s) => !["same", "read"].includes(s.op) && !handled.has(s.urn) && state(s)?.custom !== false)
     .map((s) => {
       const r = resourceOf(s);
       return `${s.op} ${r.kind} ${r.name}`;

@@ -3,6 +3,8 @@
 
 export interface StepState {
   type: string;
+  /** false for component resources. */
+  custom?: boolean;
   inputs?: Record<string, unknown>;
   outputs?: Record<string, unknown>;
   protect?: boolean;

@@ -11,7 +11,7 @@ export function headerLine(a: Analysis): string {
     preview: a.failed ? "failed" : "ok",
     "data-risk": a.dataRisks.length,
     refused: a.dataRisks.filter((r) => r.refusals.length > 0).length,
-    rolls: a.rolls.length,
+    rolls: a.rolls.filter((r) => r.op === "update").length,
     migration: a.migration ? "yes" : "no",
     upgrade: a.upgrade?.kind ?? "none",
     downtime: a.upgrade?.kind === "stop-the-world" ? "yes" : "no",

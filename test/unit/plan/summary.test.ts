@@ -50,6 +50,10 @@ test("first install: an install plan, creations only, no data at risk", () => {
   expect(a.upgrade).toMatchObject({ kind: "install", text: "install pulpcore 3.85.0" });
   expect(a.dataRisks).toEqual([]);
   expect(a.rolls.map((r) => r.op)).toEqual(a.rolls.map(() => "create"));
+  expect(report("install").split("\n")[0]).toContain(" rolls=0 migration=yes upgrade=install ");
+  // Components only group their children; the children are listed, the components are not.
+  expect(a.otherChanges).not.toContain("create Pulp pulp");
+  expect(a.otherChanges).toContain("create PersistentVolumeClaim pulp-artifacts");
 });
 
 test("settings change: api, content and worker roll for the config hash, and a migration Job runs", () => {
