@@ -321,3 +321,29 @@ test("what holds data is decided by type, not only by the program's protect flag
   expect(dataHeld(urn("kubernetes:apps/v1:Deployment", "pulp-api"), false)).toBeUndefined();
   expect(dataHeld(urn("kubernetes:core/v1:ConfigMap", "x"), true)).toMatch(/protect/);
 });
+
+test("each fixture was captured with its case's config as cases.ts states it now (re-run npm run plan:fixtures after a change)", () => {
+  const parse = (v: string) => {
+    try {
+      return JSON.parse(v);
+    } catch {
+      return v;
+    }
+  };
+  for (const c of CASES) {
+    const config = (JSON.parse(text(c.name)) as { config: Record<string, string> }).config;
+    for (const [key, value] of Object.entries(c.changes)) {
+      expect({ case: c.name, key, value: parse(config[`pulp:${key}`]) }).toEqual({
+        case: c.name,
+        key,
+        value,
+      });
+    }
+    for (const key of c.secrets ?? [])
+      expect({ case: c.name, key, value: config[`pulp:${key}`] }).toEqual({
+        case: c.name,
+        key,
+        value: "[secret]",
+      });
+  }
+});
