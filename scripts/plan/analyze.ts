@@ -65,6 +65,8 @@ export interface StopTheWorld {
   heartbeatTtlSeconds: number;
   namespace: string;
   deployments: string[];
+  /** The longest start-up the stopped Deployments' startup probes allow (initial delay + period x threshold). */
+  startupBudgetSeconds?: number;
 }
 
 export interface Upgrade {
@@ -285,6 +287,22 @@ export function migrationOf(preview: PreviewJson): Migration | undefined {
   };
 }
 
+/** The longest start-up a Deployment's startup probes allow, from the preview's new inputs. */
+export function startupBudgetSeconds(preview: PreviewJson, names: string[]): number | undefined {
+  const budgets = preview.steps
+    .filter((s) => parseUrn(s.urn).type === "kubernetes:apps/v1:Deployment")
+    .filter((s) => names.length === 0 || names.includes(resourceOf(s).name))
+    .flatMap((s) => {
+      const containers = valueAt(s.newState?.inputs, "spec.template.spec.containers");
+      return Array.isArray(containers) ? containers : [];
+    })
+    .map((c) => (c as { startupProbe?: Record<string, number> }).startupProbe)
+    .filter((p): p is Record<string, number> => p !== undefined)
+    // Kubernetes' defaults: period 10 s, threshold 3.
+    .map((p) => (p.initialDelaySeconds ?? 0) + (p.periodSeconds ?? 10) * (p.failureThreshold ?? 3));
+  return budgets.length > 0 ? Math.max(...budgets) : undefined;
+}
+
 /** The stop-the-world resource main adds: a `pulp:upgrade:StopTheWorld` component and its dynamic child. */
 export function stopTheWorldOf(preview: PreviewJson): StopTheWorld | undefined {
   for (const step of preview.steps) {
@@ -294,6 +312,7 @@ export function stopTheWorldOf(preview: PreviewJson): StopTheWorld | undefined {
     const dynamic = parseUrn(step.urn).type.startsWith("pulumi-nodejs:dynamic") && "floor" in inputs;
     if (!step.urn.includes("pulp:upgrade:StopTheWorld") && !dynamic) continue;
     if (typeof inputs.to !== "string" || inputs.heartbeatTtlSeconds === undefined) continue;
+    const deployments = Array.isArray(inputs.deployments) ? inputs.deployments.map(String) : [];
     return {
       from: String(inputs.from),
       to: inputs.to,
@@ -301,7 +320,8 @@ export function stopTheWorldOf(preview: PreviewJson): StopTheWorld | undefined {
       migrations: String(inputs.migrations),
       heartbeatTtlSeconds: Number(inputs.heartbeatTtlSeconds),
       namespace: String(inputs.namespace),
-      deployments: Array.isArray(inputs.deployments) ? inputs.deployments.map(String) : [],
+      deployments,
+      startupBudgetSeconds: startupBudgetSeconds(preview, deployments),
     };
   }
   return undefined;

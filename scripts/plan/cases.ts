@@ -26,6 +26,13 @@ export const CASES: { name: string; why: string; changes: Record<string, unknown
     why: "contentOrigin changed: new settings Secret and migration Job, api/content/worker roll",
     changes: { contentOrigin: "http://pulp-fixtures.localhost:8080" },
   },
+  {
+    name: "web-nginx-change",
+    why: "pulp-web clientMaxBodySize 10g -> 20g: a new nginx ConfigMap, only pulp-web rolls",
+    changes: {
+      web: { enabled: true, image: "quay.io/pulp/pulp-web:3.85.0", replicas: 2, clientMaxBodySize: "20g" },
+    },
+  },
   { name: "replicas-only", why: "api replicas 2 -> 3: nothing rolls", changes: { api: { replicas: 3 } } },
   {
     name: "rolling-upgrade",

@@ -73,7 +73,10 @@ export function downtimeText(s: StopTheWorld): string[] {
       `${code(s.namespace)}, waits ${s.heartbeatTtlSeconds} s for the old heartbeats to expire, runs the migrations, then starts ${s.to}.`,
     "",
     `Expected downtime: about ${s.heartbeatTtlSeconds} s (heartbeat TTL) + the migration Job's run time + the pods' start-up; ` +
-      `never less than ${s.heartbeatTtlSeconds} s. Pulp serves no API, content or tasks meanwhile.`,
+      `never less than ${s.heartbeatTtlSeconds} s. Pulp serves no API, content or tasks meanwhile.` +
+      (s.startupBudgetSeconds !== undefined
+        ? ` The startup probes give the new pods up to ${s.startupBudgetSeconds} s to become ready.`
+        : ""),
   ];
 }
 
@@ -101,7 +104,7 @@ function upgradeSection(a: Analysis): string[] {
 function rollReason(r: Roll): string {
   const why = [
     ...r.images.map((i) => `image ${i}`),
-    ...(r.config ? ["settings or secrets changed (config-hash)"] : []),
+    ...(r.config ? ["configuration changed (config-hash: settings.py, secrets or nginx.conf)"] : []),
     ...(r.other.length > 0 ? [`pod template: ${r.other.map(code).join(", ")}`] : []),
   ];
   return why.join("; ");

@@ -64,7 +64,17 @@ test("settings change: api, content and worker roll for the config hash, and a m
   expect(a.migration?.job).toMatch(/^pulp-migrate-[0-9a-f]{8}$/);
   expect(a.migration?.replaces).toMatch(/^pulp-migrate-[0-9a-f]{8}$/);
   expect(a.dataRisks).toEqual([]);
-  expect(report("settings-change")).toContain("- `pulp-api`: settings or secrets changed (config-hash)");
+  expect(report("settings-change")).toContain(
+    "- `pulp-api`: configuration changed (config-hash: settings.py, secrets or nginx.conf)",
+  );
+});
+
+test("nginx change: only pulp-web rolls (its ConfigMap is content-named), no migration", () => {
+  const a = facts("web-nginx-change");
+  expect(a.rolls).toEqual([{ name: "pulp-web", op: "update", images: [], config: true, other: [] }]);
+  expect(a.migration).toBeUndefined();
+  expect(a.otherChanges).toEqual([expect.stringMatching(/^replace ConfigMap pulp-web-[0-9a-f]+$/)]);
+  expect(report("web-nginx-change")).toContain("No migration Job runs.");
 });
 
 test("replicas only: pulp-api scales 2 -> 3 without new pods, no migration", () => {
@@ -268,6 +278,9 @@ test("contract: a created StopTheWorld says downtime, why, and about how long", 
     "This update stops `pulp-api`, `pulp-content`, `pulp-worker` in `pulp-fixtures`, waits 120 s",
   );
   expect(md).toContain("about 120 s (heartbeat TTL) + the migration Job's run time + the pods' start-up");
+  // The Deployments' startup probes in this preview: period 10 s x threshold 60.
+  expect(a.upgrade?.stopTheWorld?.startupBudgetSeconds).toBe(600);
+  expect(md).toContain("The startup probes give the new pods up to 600 s to become ready.");
 });
 
 describe("input and exit codes", () => {
