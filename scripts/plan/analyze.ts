@@ -6,6 +6,8 @@ import { changedPaths, parseUrn, PreviewDiagnostic, PreviewJson, PreviewStep, va
 export const CONFIG_HASH_ANNOTATION = "pulp.pulpproject.org/config-hash";
 /** Ops that remove an object (and what it holds) from the cluster. */
 const REMOVING_OPS = new Set(["delete", "replace", "delete-replaced", "create-replacement"]);
+/** Ops that change nothing: `refresh` only reads the live object (preview --refresh). */
+export const NO_CHANGE_OPS = new Set(["same", "read", "refresh"]);
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"; // how the engine spells a value known only at apply
 
 export interface Resource {
@@ -89,6 +91,8 @@ export interface Analysis {
   upgrade?: Upgrade;
   /** Errors not tied to a resource (the program refused, config invalid). */
   programErrors: string[];
+  /** Errors on resources that hold no data (a server-side apply conflict after a hand edit, ...). */
+  resourceErrors: (Resource & { reasons: string[] })[];
   /** Every other changed resource: `op kind/name`. */
   otherChanges: string[];
   changeSummary: Record<string, number>;
@@ -148,6 +152,10 @@ export function changedProperties(step: PreviewStep): string[] {
 export function refusalReason(message: string): string {
   if (/protected|marked for protection/.test(message)) {
     return "refused: the resource is protected (`protect: true`); the engine never deletes or replaces it";
+  }
+  const conflict = /conflict with (.+)/.exec(message);
+  if (conflict) {
+    return `refused by the Kubernetes API server: a field was changed outside Pulumi (server-side apply conflict with ${conflict[1].trim()})`;
   }
   const invalid = /is invalid: ([^\n]+)/.exec(message);
   if (invalid) return `refused by the Kubernetes API server: ${invalid[1].trim()}`;
@@ -224,6 +232,10 @@ const images = (inputs: unknown): string[] =>
     return Array.isArray(cs) ? cs.map((c) => `${(c as { image?: string }).image}`) : [];
   });
 
+/** The value before: the live object after a refresh (its outputs), else what was last applied. */
+const liveValue = (step: PreviewStep, p: string): unknown =>
+  valueAt(step.oldState?.outputs, p) ?? valueAt(step.oldState?.inputs, p);
+
 /** Why a Deployment's pod template changes, or which fields change without a roll. */
 export function deploymentChange(step: PreviewStep): { roll?: Roll; scale?: Scale } {
   const name = resourceOf(step).name;
@@ -240,7 +252,7 @@ export function deploymentChange(step: PreviewStep): { roll?: Roll; scale?: Scal
           name,
           changes: rest.map(
             (p) =>
-              `${p} ${JSON.stringify(valueAt(step.oldState?.inputs, p))} -> ${JSON.stringify(valueAt(step.newState?.inputs, p))}`,
+              `${p} ${JSON.stringify(liveValue(step, p))} -> ${JSON.stringify(valueAt(step.newState?.inputs, p))}`,
           ),
         }
       : undefined;
@@ -363,7 +375,7 @@ export function analyze(preview: PreviewJson): Analysis {
   const scales: Scale[] = [];
   const handled = new Set([...risks, ...updates].map((r) => r.urn));
   for (const step of preview.steps.filter(
-    (s) => parseUrn(s.urn).type === "kubernetes:apps/v1:Deployment" && s.op !== "same",
+    (s) => parseUrn(s.urn).type === "kubernetes:apps/v1:Deployment" && !NO_CHANGE_OPS.has(s.op),
   )) {
     const { roll, scale } = deploymentChange(step);
     if (roll) rolls.push(roll);
@@ -374,13 +386,21 @@ export function analyze(preview: PreviewJson): Analysis {
   if (migration) handled.add(migration.urn);
   const otherChanges = preview.steps
     // Components (custom: false) only group their children: the children are what changes.
-    .filter((s) => !["same", "read"].includes(s.op) && !handled.has(s.urn) && state(s)?.custom !== false)
+    .filter((s) => !NO_CHANGE_OPS.has(s.op) && !handled.has(s.urn) && state(s)?.custom !== false)
     .map((s) => {
       const r = resourceOf(s);
       return `${s.op} ${r.kind} ${r.name}`;
     });
+  const dataUrns = new Set(risks.map((r) => r.urn));
+  const resourceErrors = [...errorsByUrn(preview.diagnostics)]
+    .filter(([urn]) => !dataUrns.has(urn))
+    .map(([urn, reasons]) => ({
+      ...resourceOf(preview.steps.find((s) => s.urn === urn) ?? { urn }),
+      reasons,
+    }));
   return {
     failed: errors.length > 0,
+    resourceErrors,
     dataRisks: risks,
     dataUpdates: updates,
     rolls,

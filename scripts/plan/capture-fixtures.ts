@@ -5,8 +5,16 @@ import * as fs from "fs";
 import * as path from "path";
 import * as yaml from "js-yaml";
 import { REPO, runMain } from "../local/environment";
-import { dropStack, freshStack, items, mustPulumi, pulumi, writeStackConfig } from "../local/harness";
-import { BASE, BASE_SECRETS, CANARIES, CASES, FIXTURE_NAMESPACE as NS } from "./cases";
+import {
+  dropStack,
+  freshStack,
+  items,
+  kubectl,
+  mustPulumi,
+  pulumi,
+  writeStackConfig,
+} from "../local/harness";
+import { BASE, BASE_SECRETS, CANARIES, CASES, DRIFT_CASE, FIXTURE_NAMESPACE as NS } from "./cases";
 
 const STACK = "fixtures";
 const FIXTURES = path.join(REPO, "test/fixtures/preview");
@@ -72,6 +80,18 @@ async function capture(): Promise<number> {
       captured.push({ name: c.name, why: c.why, exitCode: run.code, seconds: run.seconds });
       process.stdout.write(`${c.name}: exit ${run.code}, ${run.seconds.toFixed(1)} s\n`);
     }
+
+    writeStackConfig(STACK, base);
+    kubectl(["scale", "deployment", "pulp-api", "-n", NS, `--replicas=${DRIFT_CASE.replicas}`]);
+    const drift = pulumi(STACK, ["preview", "--refresh", "--json"]);
+    write(DRIFT_CASE.name, drift.stdout);
+    captured.push({
+      name: DRIFT_CASE.name,
+      why: DRIFT_CASE.why,
+      exitCode: drift.code,
+      seconds: drift.seconds,
+    });
+    process.stdout.write(`${DRIFT_CASE.name}: exit ${drift.code}, ${drift.seconds.toFixed(1)} s\n`);
 
     // No fixture may hold a secret: neither the config canaries nor a value the program generated.
     const leaks = [...Object.values(CANARIES), ...clusterSecretValues()];

@@ -72,3 +72,13 @@ export const CASES: { name: string; why: string; changes: Record<string, unknown
     changes: { namespace: `${FIXTURE_NAMESPACE}-moved` },
   },
 ];
+
+/**
+ * Drift rather than a config change: after the cases, with the base config back, pulp-api is scaled by
+ * hand and the preview refreshed, as the scheduled drift check (.github/workflows/drift.yml) runs it.
+ */
+export const DRIFT_CASE = {
+  name: "drift-replicas",
+  why: "pulp-api scaled to 5 by hand; `preview --refresh` puts it back to 2",
+  replicas: 5,
+};

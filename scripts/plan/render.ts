@@ -1,6 +1,6 @@
 // The plan summary as Markdown for a pull request: a machine-readable first line (an HTML comment, so it
 // does not show), data at risk at the top, then upgrade, rolls, migration and the rest.
-import { Analysis, DataRisk, Roll, StopTheWorld } from "./analyze";
+import { Analysis, DataRisk, NO_CHANGE_OPS, Roll, StopTheWorld } from "./analyze";
 
 /** The first line's marker; also how the CI step finds its own earlier comment to edit. */
 export const MARKER = "pulp-plan-summary";
@@ -155,9 +155,7 @@ function headline(a: Analysis): string {
   if (a.upgrade?.kind === "refused") return "upgrade refused";
   if (a.failed) return "preview failed";
   if (a.upgrade?.kind === "stop-the-world") return "upgrade with downtime";
-  const changes = Object.entries(a.changeSummary).filter(
-    ([op, n]) => !["same", "read"].includes(op) && n > 0,
-  );
+  const changes = Object.entries(a.changeSummary).filter(([op, n]) => !NO_CHANGE_OPS.has(op) && n > 0);
   if (changes.length === 0) return "no changes";
   return changes.map(([op, n]) => `${n} to ${op}`).join(", ");
 }
@@ -174,6 +172,14 @@ export function render(a: Analysis): string {
     "",
     ...dataSection(a),
     ...(errors.length > 0 ? ["**The preview failed:**", "", "```", ...errors, "```", ""] : []),
+    ...(a.resourceErrors.length > 0
+      ? [
+          "**The preview failed on:**",
+          "",
+          ...a.resourceErrors.map((e) => `- ${e.kind} ${code(e.name)}: ${e.reasons.join("; ")}`),
+          "",
+        ]
+      : []),
     ...upgradeSection(a),
     ...rollSection(a),
     ...migrationSection(a),

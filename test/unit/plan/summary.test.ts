@@ -4,7 +4,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { analyze, dataHeld } from "../../../scripts/plan/analyze";
-import { BASE_SECRETS, CANARIES, CASES } from "../../../scripts/plan/cases";
+import { BASE_SECRETS, CANARIES, CASES, DRIFT_CASE } from "../../../scripts/plan/cases";
 import { parsePreview, UnreadablePreview } from "../../../scripts/plan/previewJson";
 import { MARKER, render } from "../../../scripts/plan/render";
 import { main, summarize } from "../../../scripts/plan/summary";
@@ -20,7 +20,7 @@ const captured = JSON.parse(fs.readFileSync(path.join(DIR, "cases.json"), "utf8"
 const PULP = ["pulp-api", "pulp-content", "pulp-worker"];
 
 test("every case of the capture script has a fixture, and a failed preview is one the CLI exited non-zero for", () => {
-  expect(captured.map((c) => c.name)).toEqual(["install", ...CASES.map((c) => c.name)]);
+  expect(captured.map((c) => c.name)).toEqual(["install", ...CASES.map((c) => c.name), DRIFT_CASE.name]);
   for (const c of captured) {
     expect({ case: c.name, failed: facts(c.name).failed }).toEqual({
       case: c.name,
@@ -194,6 +194,26 @@ test("a new namespace: every data holder would be replaced; the Namespace itself
   expect(md).toContain("**not protected**: only the other refusals in this preview stop it");
   // Replaced Deployments are not a rolling update, and the report does not call them one.
   expect(md).not.toContain("New pods (a rolling update");
+});
+
+test("drift (pulp-api scaled by hand, preview --refresh): the conflict is named, the scale back shown, refreshes are no change", () => {
+  const a = facts("drift-replicas");
+  expect(a.failed).toBe(true);
+  expect(a.resourceErrors).toEqual([
+    {
+      kind: "Deployment",
+      name: "pulp-api",
+      urn: expect.any(String),
+      reasons: [
+        expect.stringMatching(
+          /^refused by the Kubernetes API server: a field was changed outside Pulumi \(server-side apply conflict with "kubectl" .*\.spec\.replicas\)$/,
+        ),
+      ],
+    },
+  ]);
+  expect(a.scales).toEqual([{ name: "pulp-api", changes: ["spec.replicas 5 -> 2"] }]);
+  expect(a.rolls).toEqual([]);
+  expect(a.otherChanges).toEqual([]);
 });
 
 test("data at risk is flagged before anything else in the report", () => {

@@ -1,0 +1,39 @@
+// The scheduled drift check's command (.github/workflows/drift.yml: preview, refresh, expect no changes)
+// on the real engine: quiet right after an install, failing once the cluster is changed by hand.
+import { dropStack, freshStack, kubectl, mustPulumi, pulumi } from "../../scripts/local/harness";
+
+jest.setTimeout(20 * 60 * 1000);
+
+const STACK = "drift";
+const NS = "pulp-drift";
+const DRIFT_CHECK = ["preview", "--refresh", "--expect-no-changes"];
+
+beforeAll(
+  () => {
+    freshStack(STACK, { namespace: NS });
+    mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
+  },
+  10 * 60 * 1000,
+);
+
+afterAll(() => {
+  pulumi(STACK, ["destroy", "--yes", "--skip-preview", "--exclude-protected"]);
+  dropStack(STACK, NS);
+});
+
+test("right after an install the refreshed preview finds nothing: the daily check does not cry wolf", () => {
+  const run = pulumi(STACK, DRIFT_CHECK);
+  expect({ code: run.code, out: run.code === 0 ? "" : run.stdout + run.stderr }).toEqual({
+    code: 0,
+    out: "",
+  });
+});
+
+test("a Deployment scaled by hand is drift: the check fails and names it", () => {
+  kubectl(["scale", "deployment", "pulp-api", "-n", NS, "--replicas=5"]);
+  const run = pulumi(STACK, DRIFT_CHECK);
+  expect(run.code).not.toBe(0);
+  expect(run.stdout + run.stderr).toMatch(/pulp-api/);
+  // What the engine reports: kubectl's scale now owns spec.replicas, so the server-side apply conflicts.
+  expect(run.stdout + run.stderr).toMatch(/conflict with "kubectl"[^\n]*\.spec\.replicas/);
+});
