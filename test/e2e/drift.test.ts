@@ -1,6 +1,7 @@
 // The scheduled drift check's command (.github/workflows/drift.yml: preview, refresh, expect no changes)
-// on the real engine: quiet right after an install, failing once the cluster is changed by hand.
-import { dropStack, freshStack, kubectl, mustPulumi, pulumi } from "../../scripts/local/harness";
+// on the real engine: quiet right after an install, failing once the cluster is changed by hand, which a
+// plain `pulumi up` does not notice.
+import { dropStack, freshStack, getJson, kubectl, mustPulumi, pulumi } from "../../scripts/local/harness";
 
 jest.setTimeout(20 * 60 * 1000);
 
@@ -36,4 +37,11 @@ test("a Deployment scaled by hand is drift: the check fails and names it", () =>
   expect(run.stdout + run.stderr).toMatch(/pulp-api/);
   // What the engine reports: kubectl's scale now owns spec.replicas, so the server-side apply conflicts.
   expect(run.stdout + run.stderr).toMatch(/conflict with "kubectl"[^\n]*\.spec\.replicas/);
+});
+
+test("a plain `pulumi up` does not see it: nothing changes and the hand-made 5 replicas stay", () => {
+  // Without a refresh the engine compares the program with its state, both at 2: no step, no conflict.
+  const run = pulumi(STACK, ["up", "--yes", "--skip-preview"]);
+  expect(run.code).toBe(0);
+  expect(getJson(["deployment", "pulp-api", "-n", NS]).spec.replicas).toBe(5);
 });
