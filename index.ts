@@ -4,7 +4,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { loadConfig } from "./components/config/load";
 import { Pulp } from "./components/pulp";
 import { readDeployed } from "./components/upgrade/deployed";
-import { planUpgrade, UpgradeRefused } from "./components/upgrade/plan";
+import { planUpgrade } from "./components/upgrade/plan";
 
 export = async () => {
   const { config, secrets } = loadConfig();
@@ -13,19 +13,25 @@ export = async () => {
     deployed: deployed.idle,
     target: config.idle,
   });
+  // Diagnostics, not outputs: they show in every preview and update, and a no-op stays a no-op.
   if (plan.kind === "stop-the-world") {
-    // Not orchestrated within one update yet; the idle switch gives the same safe sequence in three.
-    throw new UpgradeRefused(
-      `${plan.summary}\nNothing was changed. Run it in three updates:\n` +
-        `  1. pulumi config set pulp:idle true && pulumi up      (every Pulp process stops; data is kept)\n` +
-        `  2. wait ${plan.minimumDowntimeSeconds} s, then set the new image and pulumi up  (migrations run with nothing running)\n` +
-        `  3. pulumi config set pulp:idle false && pulumi up     (${plan.to} starts)`,
+    pulumi.log.warn(
+      `Upgrade plan: ${plan.summary} Running tasks finish first: workers get up to ` +
+        `${config.worker.terminationGracePeriodSeconds} s to stop.`,
     );
+  } else if (plan.kind !== "none") {
+    pulumi.log.info(`Upgrade plan: ${plan.summary}`);
   }
-  // A diagnostic, not an output: it shows in every preview and update, and a no-op stays a no-op.
-  if (plan.kind !== "none") pulumi.log.info(`Upgrade plan: ${plan.summary}`);
 
-  const pulp = new Pulp(config.instanceName, { config, secrets });
+  const kubernetes = new pulumi.Config("kubernetes");
+  const pulp = new Pulp(config.instanceName, {
+    config,
+    secrets,
+    upgrade: plan,
+    kube: pulumi
+      .all([kubernetes.getSecret("kubeconfig"), kubernetes.get("context")])
+      .apply(([kubeconfig, context]) => ({ kubeconfig, context })),
+  });
   return {
     namespace: pulp.namespace,
     apiUrl: pulp.apiUrl,
@@ -34,8 +40,10 @@ export = async () => {
     secretNames: pulp.secretNames,
     migrationJob: pulp.migrationJobName,
     image: config.image,
-    // Read back by the next update (components/upgrade/deployed.ts): keep these names.
-    pulpcoreVersion: config.pulpcoreVersion,
-    idle: config.idle,
+    // Read back by the next update (components/upgrade/deployed.ts): keep these names. Gated on the
+    // rollout: the engine saves the outputs of a failed update too, and a failed migration must leave
+    // the deployed version as it was, or a revert would look like a downgrade.
+    pulpcoreVersion: pulp.rolledOut.apply(() => config.pulpcoreVersion),
+    idle: pulp.rolledOut.apply(() => config.idle),
   };
 };

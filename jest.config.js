@@ -6,6 +6,8 @@ const common = {
 };
 
 module.exports = {
+  // A program render takes about a second alone; 30 s leaves room for a busy 2-core machine.
+  testTimeout: 30000,
   projects: [
     { ...common, displayName: "unit", testMatch: ["<rootDir>/test/unit/**/*.test.ts"] },
     { ...common, displayName: "e2e", testMatch: ["<rootDir>/test/e2e/**/*.test.ts"] },

@@ -24,12 +24,22 @@ import {
   pulpVolumes,
 } from "./workload/pulpProcess";
 import { Workload } from "./workload/workload";
+import { KubeTarget } from "./upgrade/kubeApi";
+import { UpgradePlan } from "./upgrade/plan";
+import { StopTheWorld } from "./upgrade/stopTheWorld";
+
+/** The processes that heartbeat into the database, and so the ones a stop-the-world upgrade stops. */
+const PULP_PROCESSES = ["api", "content", "worker"] as const;
 
 export interface PulpArgs {
   /** The validated install, from `parseConfig` or `loadConfig`. */
   config: PulpConfig;
   /** Secret values from the stack config. */
   secrets: SuppliedSecrets;
+  /** How this update upgrades Pulp (components/upgrade/plan.ts); a stop-the-world plan stops the old release first. */
+  upgrade?: UpgradePlan;
+  /** The cluster, for the stop-the-world step's own API calls: the `kubernetes:` config. */
+  kube?: pulumi.Input<KubeTarget>;
 }
 
 /**
@@ -50,6 +60,11 @@ export class Pulp extends pulumi.ComponentResource {
   readonly workloads: Partial<Record<PulpProcess | "web" | "redis", Workload>> = {};
   readonly settings: Settings;
   readonly migration: MigrationJob;
+  /**
+   * Resolves once every Pulp Deployment has been updated (awaited: rolled out and available). A failed
+   * update never resolves it, so outputs gated on it keep their last value (see index.ts).
+   */
+  readonly rolledOut: pulumi.Output<boolean>;
 
   constructor(name: string, args: PulpArgs, opts?: pulumi.ComponentResourceOptions) {
     super("pulp:index:Pulp", name, {}, opts);
@@ -138,6 +153,28 @@ export class Pulp extends pulumi.ComponentResource {
       contentPathPrefix: config.contentPathPrefix,
     };
 
+    // Across a RequireVersion floor the old processes stop, and their heartbeats expire, before `migrate`.
+    const plan = args.upgrade;
+    const stop =
+      plan?.kind === "stop-the-world"
+        ? new StopTheWorld(
+            `${name}-stop-the-world`,
+            {
+              namespace,
+              deployments: PULP_PROCESSES.map((p) => fixedName(identity, p)),
+              from: plan.from,
+              to: plan.to,
+              floor: plan.floor,
+              migrations: plan.migrations,
+              heartbeatTtlSeconds: plan.minimumDowntimeSeconds,
+              podsGoneTimeoutSeconds:
+                Math.max(...PULP_PROCESSES.map((p) => config[p].terminationGracePeriodSeconds)) + 60,
+              kube: args.kube ?? {},
+            },
+            child,
+          )
+        : undefined;
+
     this.migration = new MigrationJob(
       `${name}-migrate`,
       {
@@ -156,6 +193,7 @@ export class Pulp extends pulumi.ComponentResource {
           ...storage.resources,
           ...Object.values(imports.dataVolumes),
           ...(redis ? [redis.workload.deployment] : []),
+          ...(stop ? [stop.step] : []),
         ],
       },
       child,
@@ -177,7 +215,7 @@ export class Pulp extends pulumi.ComponentResource {
       if (config.maintenance && process === "worker") return 0;
       return config[process].replicas;
     };
-    for (const process of ["api", "content", "worker"] as const) {
+    for (const process of PULP_PROCESSES) {
       const component = config[process];
       this.workloads[process] = new Workload(
         `${name}-${process}`,
@@ -197,6 +235,8 @@ export class Pulp extends pulumi.ComponentResource {
           disruptionBudget: component.podDisruptionBudget,
           topologySpread: component.topologySpread,
           podSpecOverrides: component.podSpecOverrides,
+          podAnnotations: component.podAnnotations,
+          progressDeadlineSeconds: component.progressDeadlineSeconds,
           podSpec: {
             terminationGracePeriodSeconds: component.terminationGracePeriodSeconds,
             initContainers: [initDirsContainer(runtime)],
@@ -256,6 +296,9 @@ export class Pulp extends pulumi.ComponentResource {
       ...(secrets.tokenKeysSecret ? { containerAuth: secrets.tokenKeysSecret } : {}),
       ...(storage.s3SecretKey ? { s3: storage.s3SecretKey.name } : {}),
     };
+    this.rolledOut = pulumi
+      .all(PULP_PROCESSES.map((p) => this.workloads[p]!.deployment.metadata.name))
+      .apply(() => true);
     this.registerOutputs({
       namespace: this.namespace,
       apiUrl: this.apiUrl,

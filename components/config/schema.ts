@@ -90,6 +90,13 @@ function componentSchema(defaults: {
       topologySpread: z.boolean().default(true),
       /** Deep-merged over the generated pod spec: the escape hatch for what this schema does not model. */
       podSpecOverrides: z.record(z.string(), z.unknown()).default({}),
+      /** On the pod template (scraping, sidecar injection); changing them rolls the pods. */
+      podAnnotations: z.record(z.string(), z.string()).default({}),
+      /**
+       * A rollout that makes no progress this long fails `pulumi up` (the old ReplicaSet keeps serving).
+       * Long enough for the slowest start-up: startup probe failureThreshold x periodSeconds.
+       */
+      progressDeadlineSeconds: wholeNumber(10, 24 * 3600).default(600),
     })
     .prefault({});
 }

@@ -88,6 +88,9 @@ export class MigrationJob extends pulumi.ComponentResource {
                   name: "migrate",
                   image: rt.image,
                   command: ["/bin/sh", "-c", MIGRATE_SCRIPT],
+                  // The kubelet keeps the log's tail in the failed container's status, and the provider's Job
+                  // await puts that status in the error `pulumi up` prints: the migration error, not just "exit 1".
+                  terminationMessagePolicy: "FallbackToLogsOnError",
                   env: [
                     ...pulpEnv(rt),
                     {

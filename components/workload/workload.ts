@@ -21,6 +21,10 @@ export interface WorkloadArgs {
   disruptionBudget: { maxUnavailable: number } | { minAvailable: number };
   topologySpread: boolean;
   podSpecOverrides?: Record<string, unknown>;
+  /** Pod template annotations; the config-hash annotation is always added. */
+  podAnnotations?: Record<string, string>;
+  /** @default 600 */
+  progressDeadlineSeconds?: number;
   uid?: number;
   /**
    * Whether the pods run the Pulp image, and so carry `app.kubernetes.io/version`. Redis and pulp-web run
@@ -71,23 +75,42 @@ export class Workload extends pulumi.ComponentResource {
       args.podSpecOverrides ?? {},
     );
 
+    const progressDeadlineSeconds = args.progressDeadlineSeconds ?? 600;
+    const rolloutTimeout = `${progressDeadlineSeconds * (args.replicas + 1)}s`;
     this.deployment = new k8s.apps.v1.Deployment(
       name,
       {
-        metadata: { name: this.name, namespace: args.namespace, labels: metaLabels },
+        metadata: {
+          name: this.name,
+          namespace: args.namespace,
+          labels: metaLabels,
+          // A stop-the-world upgrade scales Pulp's Deployments to zero through the scale subresource (another
+          // field manager); the new release's apply must take spec.replicas back instead of failing on the
+          // conflict (pulumi-kubernetes provider/pkg/await/await.go, patchForce).
+          annotations: args.runsPulp ? { "pulumi.com/patchForce": "true" } : undefined,
+        },
         spec: {
           replicas: args.replicas,
           selector: { matchLabels: selector },
           strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
           revisionHistoryLimit: 5,
-          progressDeadlineSeconds: 600,
+          progressDeadlineSeconds,
           template: {
-            metadata: { labels: metaLabels, annotations: { [CONFIG_HASH_ANNOTATION]: args.configHash } },
+            metadata: {
+              labels: metaLabels,
+              annotations: { ...args.podAnnotations, [CONFIG_HASH_ANNOTATION]: args.configHash },
+            },
             spec: podSpec,
           },
         },
       },
-      { parent: this, dependsOn: args.after },
+      {
+        parent: this,
+        dependsOn: args.after,
+        // The provider reports ProgressDeadlineExceeded but keeps waiting until its own timeout (10 min by
+        // default): end the wait once every new pod has had its deadline, so `up` fails with the reason.
+        customTimeouts: { create: rolloutTimeout, update: rolloutTimeout },
+      },
     );
 
     this.disruptionBudget = new k8s.policy.v1.PodDisruptionBudget(

@@ -1,7 +1,8 @@
 // Samples the ready endpoints of Services every `intervalMs` straight from the API server (no kubectl
 // process per sample), in its own process so that a blocking `pulumi up` does not pause it.
 //   ts-node -T scripts/bench/endpointSampler.ts <kubeconfig> <namespace> <out.jsonl> <intervalMs> <service>...
-// One JSON line per sample: {"t": <ms since epoch>, "ready": {"<service>": <count>}}. Stops on SIGTERM.
+// One JSON line per sample: {"t": <ms since epoch>, "ready": {"<service>": <count>}, "pods": [PodSample]}
+// (the namespace's Pulp pods: which ReplicaSet, ready, terminating). Stops on SIGTERM.
 import * as fs from "fs";
 import * as https from "https";
 import * as yaml from "js-yaml";
@@ -15,14 +16,40 @@ interface EndpointSliceList {
   items: { endpoints?: { conditions?: { ready?: boolean } }[] }[];
 }
 
+/** One pod in one sample: name, component, pod-template-hash, ready, terminating. */
+export interface PodSample {
+  name: string;
+  component: string;
+  hash: string;
+  ready: boolean;
+  terminating: boolean;
+}
+
+interface PodList {
+  items: {
+    metadata: { name: string; labels?: Record<string, string>; deletionTimestamp?: string };
+    status?: { conditions?: { type: string; status: string }[] };
+  }[];
+}
+
+function podSamples(list: PodList): PodSample[] {
+  return list.items.map((p) => ({
+    name: p.metadata.name,
+    component: p.metadata.labels?.["app.kubernetes.io/component"] ?? "",
+    hash: p.metadata.labels?.["pod-template-hash"] ?? "",
+    ready: (p.status?.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True"),
+    terminating: Boolean(p.metadata.deletionTimestamp),
+  }));
+}
+
 function client(kubeconfig: string) {
   const config = yaml.load(fs.readFileSync(kubeconfig, "utf8")) as KubeConfig;
   const b64 = (s: string) => Buffer.from(s, "base64");
   const { server, "certificate-authority-data": ca } = config.clusters[0].cluster;
   const { "client-certificate-data": cert, "client-key-data": key } = config.users[0].user;
   const agent = new https.Agent({ ca: b64(ca), cert: b64(cert), key: b64(key), keepAlive: true });
-  return (path: string) =>
-    new Promise<EndpointSliceList>((resolve, reject) => {
+  return <T>(path: string) =>
+    new Promise<T>((resolve, reject) => {
       https
         .get(`${server}${path}`, { agent, timeout: 2000 }, (res) => {
           let body = "";
@@ -53,13 +80,16 @@ async function main() {
     const ready: Record<string, number> = {};
     await Promise.all(
       services.map(async (svc) => {
-        const slices = await get(
+        const slices = await get<EndpointSliceList>(
           `/apis/discovery.k8s.io/v1/namespaces/${namespace}/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3D${svc}`,
         ).catch((): EndpointSliceList => ({ items: [] }));
         ready[svc] = readyCount(slices);
       }),
     );
-    stream.write(`${JSON.stringify({ t: started, ready })}\n`);
+    const pods = await get<PodList>(
+      `/api/v1/namespaces/${namespace}/pods?labelSelector=app.kubernetes.io%2Fname%3Dpulp`,
+    ).then(podSamples, (): PodSample[] => []);
+    stream.write(`${JSON.stringify({ t: started, ready, pods })}\n`);
     await new Promise((r) => setTimeout(r, Math.max(0, Number(interval) - (Date.now() - started))));
   }
   stream.end(() => process.exit(0));

@@ -99,6 +99,17 @@ export function revisions(namespace: string): Record<string, string> {
 export function freshStack(stack: string, changes: Record<string, unknown>): void {
   execFileSync("bash", [path.join(REPO, "scripts/cluster/cluster.sh"), "up"], { stdio: "inherit" });
   for (const lock of stackLocks(stack).filter((l) => l.stale)) fs.rmSync(lock.file);
+  // An interrupted run leaves its namespace (kept on destroy, owned by the old stack's field manager).
+  if (typeof changes.namespace === "string") {
+    kubectlTry([
+      "delete",
+      "namespace",
+      changes.namespace,
+      "--ignore-not-found",
+      "--wait=true",
+      "--timeout=120s",
+    ]);
+  }
   writeStackConfig(stack, changes);
   pulumi(stack, ["stack", "rm", "--force", "--yes"]);
   writeStackConfig(stack, changes);

@@ -177,7 +177,11 @@ test("a failed migration fails `up` and changes no Deployment; the next `up` aft
   const release = "quay.io/pulp/pulp-minimal:3.85.1";
   const before = revisions(NS);
   // The test bed's pod-fail stage (scripts/cluster/stages) makes this Job's pod exit 1.
-  const failing = { "pulp-e2e/fail": "true", "pod-complete.stage.kwok.x-k8s.io/weight": "0" };
+  const failing = {
+    "pulp-e2e/fail": "true",
+    "pod-complete.stage.kwok.x-k8s.io/weight": "0",
+    "pulp-e2e/log-tail": "django.db.utils.ProgrammingError: relation core_domain does not exist",
+  };
   writeStackConfig(STACK, {
     ...current,
     image: release,
@@ -187,6 +191,8 @@ test("a failed migration fails `up` and changes no Deployment; the next `up` aft
   timings.failedMigrationUp = failed.seconds;
   expect(failed.code).not.toBe(0);
   expect(failed.stdout + failed.stderr).toMatch(/pulp-migrate-[0-9a-f]{8}/);
+  // The migration's own last words (the container's termination message) are in the error.
+  expect(failed.stdout + failed.stderr).toMatch(/relation core_domain does not exist/);
   const [failedJob] = items("jobs", NS).filter((j) => j.status.failed);
   expect(failedJob).toBeDefined();
   expect(revisions(NS)).toEqual(before);

@@ -65,7 +65,7 @@ test("the stack outputs name what a person needs", async () => {
     databasePassword: "pulp-db-app",
   });
   expect(program.migrationJob).toMatch(/^pulp-migrate-[0-9a-f]{8}$/);
-  expect(program.pulpcoreVersion).toBe("3.85.0");
+  expect(await promiseOf(program.pulpcoreVersion as pulumi.Output<string>)).toBe("3.85.0");
 });
 
 test("snapshot of every resource the dev stack renders", () => {

@@ -1,0 +1,176 @@
+// The stop-the-world step of an upgrade across a RequireVersion floor (plan.ts): every old api, content
+// and worker process stops and their heartbeats age past the TTL before the migration Job may start.
+import * as pulumi from "@pulumi/pulumi";
+import { KubeTarget, kubeApi } from "./kubeApi";
+
+export interface StopTheWorldInputs {
+  namespace: string;
+  /** The Deployments whose processes heartbeat: api, content, worker. */
+  deployments: string[];
+  from: string;
+  to: string;
+  floor: string;
+  migrations: string;
+  heartbeatTtlSeconds: number;
+  /** How long old pods may take to go: their longest terminationGracePeriodSeconds plus a margin. */
+  podsGoneTimeoutSeconds: number;
+  kube: KubeTarget;
+}
+
+/** A Deployment this step scaled to zero, and how to tell later whether anything has changed it since. */
+export interface StoppedDeployment {
+  name: string;
+  replicas: number;
+  /** metadata.generation right after the scale-down. */
+  generation: number;
+}
+
+export interface StopTheWorldOutputs extends StopTheWorldInputs {
+  stopped: StoppedDeployment[];
+  /** When the last old pod was gone; migrations may run a TTL later. */
+  lastPodGoneAt: string;
+  heartbeatsExpiredAt: string;
+}
+
+const FIELD_MANAGER = "pulp-stop-the-world";
+
+/**
+ * create: scale the Deployments to zero through their scale subresource, wait until their pods are gone,
+ * then wait out the heartbeat TTL. Runs once per upgrade (the resource name carries from and to).
+ *
+ * delete (the next update, when the upgrade is over or was reverted): a Deployment that nothing has
+ * changed since it was stopped (same generation, still zero) is scaled back. That is the revert path:
+ * the migration failed, the config goes back to the old release, and Pulumi sees no change in the
+ * Deployments themselves. After a successful upgrade the new release's apply has changed them, so
+ * nothing is touched.
+ */
+export const stopTheWorldProvider: pulumi.dynamic.ResourceProvider = {
+  async create(inputs: StopTheWorldInputs) {
+    const api = kubeApi(inputs.kube);
+    const base = `/apis/apps/v1/namespaces/${inputs.namespace}/deployments`;
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+    const stopped: StoppedDeployment[] = [];
+    const selectors: string[] = [];
+    for (const name of inputs.deployments) {
+      const deployment = await api.request("GET", `${base}/${name}`);
+      if (!deployment) continue;
+      const replicas: number = deployment.spec.replicas ?? 1;
+      const matchLabels: Record<string, string> = deployment.spec.selector?.matchLabels ?? {};
+      selectors.push(
+        Object.entries(matchLabels)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(","),
+      );
+      if (replicas === 0) continue;
+      await api.request(
+        "PATCH",
+        `${base}/${name}/scale?fieldManager=${FIELD_MANAGER}`,
+        { spec: { replicas: 0 } },
+        "application/merge-patch+json",
+      );
+      const after = await api.request("GET", `${base}/${name}`);
+      stopped.push({ name, replicas, generation: after?.metadata.generation ?? 0 });
+    }
+
+    // Heartbeats stop when the process exits; a pod object outlives its process, so its absence is proof.
+    const deadline = Date.now() + inputs.podsGoneTimeoutSeconds * 1000;
+    for (;;) {
+      const left: string[] = [];
+      for (const selector of selectors) {
+        const pods = await api.request(
+          "GET",
+          `/api/v1/namespaces/${inputs.namespace}/pods?labelSelector=${encodeURIComponent(selector)}`,
+        );
+        left.push(...(pods?.items ?? []).map((p) => p.metadata.name));
+      }
+      if (left.length === 0) break;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `stop-the-world for pulpcore ${inputs.from} -> ${inputs.to}: after ${inputs.podsGoneTimeoutSeconds} s ` +
+            `these pods still exist in ${inputs.namespace}: ${left.join(", ")}. Migrations did not run and ` +
+            `nothing was upgraded. Find out what holds them (kubectl describe pod), then run pulumi up again.`,
+        );
+      }
+      await sleep(1000);
+    }
+    const lastPodGoneAt = new Date();
+    await sleep(inputs.heartbeatTtlSeconds * 1000);
+
+    return {
+      id: `${inputs.namespace}/${inputs.from}->${inputs.to}`,
+      outs: {
+        ...inputs,
+        stopped,
+        lastPodGoneAt: lastPodGoneAt.toISOString(),
+        heartbeatsExpiredAt: new Date().toISOString(),
+      },
+    };
+  },
+
+  async diff() {
+    // Done once; a later change (a new kubeconfig path, say) must not stop Pulp again.
+    return { changes: false };
+  },
+
+  async delete(_id: string, outs: StopTheWorldOutputs) {
+    const api = kubeApi(outs.kube);
+    const base = `/apis/apps/v1/namespaces/${outs.namespace}/deployments`;
+    for (const s of outs.stopped ?? []) {
+      const deployment = await api.request("GET", `${base}/${s.name}`);
+      if (!deployment || !shouldRestart(s, deployment)) continue;
+      await api.request(
+        "PATCH",
+        `${base}/${s.name}/scale?fieldManager=${FIELD_MANAGER}`,
+        { spec: { replicas: s.replicas } },
+        "application/merge-patch+json",
+      );
+    }
+  },
+};
+
+/** The revert path: nothing but this step has touched the Deployment since it was stopped. */
+export function shouldRestart(
+  stopped: StoppedDeployment,
+  live: { metadata: { generation: number }; spec: { replicas?: number } },
+): boolean {
+  return stopped.replicas > 0 && live.spec.replicas === 0 && live.metadata.generation === stopped.generation;
+}
+
+export type StopTheWorldArgs = Omit<StopTheWorldInputs, "namespace" | "kube"> & {
+  namespace: pulumi.Input<string>;
+  /** May hold a whole kubeconfig: kept as a secret in the state (the delete step needs it). */
+  kube: pulumi.Input<KubeTarget>;
+};
+
+/** The step itself; a resource of its own so it runs in the update's dependency order. */
+class StopTheWorldStep extends pulumi.dynamic.Resource {
+  constructor(name: string, args: StopTheWorldArgs, opts: pulumi.CustomResourceOptions) {
+    super(
+      stopTheWorldProvider,
+      name,
+      {
+        ...args,
+        kube: pulumi.secret(args.kube),
+        stopped: undefined,
+        lastPodGoneAt: undefined,
+        heartbeatsExpiredAt: undefined,
+      },
+      opts,
+    );
+  }
+}
+
+/**
+ * Stops the old release for an upgrade whose migrations need every older process gone. The migration
+ * Job depends on it; the Deployments, which depend on the Job, bring the new release up.
+ */
+export class StopTheWorld extends pulumi.ComponentResource {
+  readonly step: pulumi.CustomResource;
+
+  constructor(name: string, args: StopTheWorldArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("pulp:upgrade:StopTheWorld", name, {}, opts);
+    this.step = new StopTheWorldStep(`${name}-${args.from}-to-${args.to}`, args, { parent: this });
+    this.registerOutputs({});
+  }
+}
