@@ -53,6 +53,8 @@ export function analyze(preview: PreviewJson): Analysis {
   }
   const migration = migrationOf(preview);
   if (migration) handled.add(migration.urn);
+  const upgrade = upgradeOf(preview, programErrors);
+  if (upgrade?.stopTheWorld) handled.add(upgrade.stopTheWorld.urn);
   const otherChanges = preview.steps
     // Components (custom: false) only group their children: the children are what changes.
     .filter((s) => !NO_CHANGE_OPS.has(s.op) && !handled.has(s.urn) && state(s)?.custom !== false)
@@ -75,7 +77,7 @@ export function analyze(preview: PreviewJson): Analysis {
     rolls,
     scales,
     migration,
-    upgrade: upgradeOf(preview, programErrors),
+    upgrade,
     programErrors,
     otherChanges,
     changeSummary: preview.changeSummary,

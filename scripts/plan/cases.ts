@@ -41,8 +41,13 @@ export const CASES: { name: string; why: string; changes: Record<string, unknown
   },
   {
     name: "stop-the-world",
-    why: "image 3.85.0 -> 3.87.0: crosses the 3.87.0 floor (core 0143, 0144)",
+    why: "image 3.85.0 -> 3.87.0: crosses the 3.87.0 floor (core 0143, 0144): a pulp:upgrade:StopTheWorld",
     changes: { image: "quay.io/pulp/pulp-minimal:3.87.0" },
+  },
+  {
+    name: "downgrade-refused",
+    why: "image 3.85.0 -> 3.84.0: Pulp's migrations do not run backwards, the program refuses",
+    changes: { image: "quay.io/pulp/pulp-minimal:3.84.0" },
   },
   {
     name: "pvc-storage-class",

@@ -65,18 +65,23 @@ function dataSection(a: Analysis): string[] {
 
 /** Downtime in plain words: what stops, why, and about how long. */
 export function downtimeText(s: StopTheWorld): string[] {
+  const stopping =
+    s.podsGoneTimeoutSeconds !== undefined
+      ? `the old pods' shutdown (running tasks finish first; up to ${s.podsGoneTimeoutSeconds} s) + `
+      : "the old pods' shutdown + ";
+  const startup =
+    s.startupBudgetSeconds !== undefined
+      ? ` The startup probes give the new pods up to ${s.startupBudgetSeconds} s to become ready.`
+      : "";
   return [
     `**Downtime.** Upgrading pulpcore ${s.from} -> ${s.to} crosses the RequireVersion floor ${s.floor}: ` +
       `migrations ${s.migrations} refuse to run while any process older than ${s.floor} has sent a heartbeat within its TTL.`,
     "",
     `This update stops ${s.deployments.length > 0 ? s.deployments.map(code).join(", ") : "every Pulp Deployment"} in ` +
-      `${code(s.namespace)}, waits ${s.heartbeatTtlSeconds} s for the old heartbeats to expire, runs the migrations, then starts ${s.to}.`,
+      `${code(s.namespace)}, waits until their pods are gone and ${s.heartbeatTtlSeconds} s more for the old heartbeats to expire, runs the migrations, then starts ${s.to}.`,
     "",
-    `Expected downtime: about ${s.heartbeatTtlSeconds} s (heartbeat TTL) + the migration Job's run time + the pods' start-up; ` +
-      `never less than ${s.heartbeatTtlSeconds} s. Pulp serves no API, content or tasks meanwhile.` +
-      (s.startupBudgetSeconds !== undefined
-        ? ` The startup probes give the new pods up to ${s.startupBudgetSeconds} s to become ready.`
-        : ""),
+    `Expected downtime: about ${stopping}${s.heartbeatTtlSeconds} s (heartbeat TTL) + the migration Job's run time + the pods' start-up; ` +
+      `never less than ${s.heartbeatTtlSeconds} s. Pulp serves no API, content or tasks meanwhile.${startup}`,
   ];
 }
 
@@ -84,8 +89,10 @@ function upgradeSection(a: Analysis): string[] {
   const u = a.upgrade;
   if (!u) return [];
   const lines = ["### Upgrade", ""];
-  if (u.stopTheWorld) lines.push(...downtimeText(u.stopTheWorld));
-  else if (u.kind === "refused") {
+  if (u.stopTheWorld) {
+    lines.push(...downtimeText(u.stopTheWorld));
+    if (u.text) lines.push("", `The program's plan: ${u.text}`);
+  } else if (u.kind === "refused") {
     lines.push(
       /NEEDS DOWNTIME/.test(u.text)
         ? "**Refused: this upgrade needs downtime**, and this version of the program does not do it in one update. Nothing was changed; the program's message names the steps:"
@@ -111,6 +118,10 @@ function rollReason(r: Roll): string {
 }
 
 function rollSection(a: Analysis): string[] {
+  // In a stop-the-world upgrade the old pods are gone before the new ones start: not a rolling update.
+  const rollingTitle = a.upgrade?.stopTheWorld
+    ? "New pods, started after the stop (the old ones are already gone):"
+    : "New pods (a rolling update, one pod at a time, `maxUnavailable: 0`):";
   if (a.rolls.length === 0 && a.scales.length === 0) return [];
   const rolling = a.rolls.filter((r) => r.op === "update").map((r) => `- ${code(r.name)}: ${rollReason(r)}`);
   const recreated = a.rolls
@@ -122,9 +133,7 @@ function rollSection(a: Analysis): string[] {
   return [
     "### Deployments",
     "",
-    ...(rolling.length > 0
-      ? ["New pods (a rolling update, one pod at a time, `maxUnavailable: 0`):", "", ...rolling, ""]
-      : []),
+    ...(rolling.length > 0 ? [rollingTitle, "", ...rolling, ""] : []),
     ...(recreated.length > 0
       ? [
           "Created, replaced or deleted as a whole (not a rolling update: the old pods go with the old object):",

@@ -3,7 +3,9 @@
 import { parseUrn, PreviewJson, valueAt } from "./previewJson";
 import { resourceOf } from "./resources";
 
+/** The step's URN, to leave it out of the summary's other changes. */
 export interface StopTheWorld {
+  urn: string;
   from: string;
   to: string;
   floor: string;
@@ -11,6 +13,8 @@ export interface StopTheWorld {
   heartbeatTtlSeconds: number;
   namespace: string;
   deployments: string[];
+  /** How long the step waits for the old pods to go (workers finish their tasks within their grace period). */
+  podsGoneTimeoutSeconds?: number;
   /** The longest start-up the stopped Deployments' startup probes allow (initial delay + period x threshold). */
   startupBudgetSeconds?: number;
 }
@@ -49,6 +53,7 @@ export function stopTheWorldOf(preview: PreviewJson): StopTheWorld | undefined {
     if (typeof inputs.to !== "string" || inputs.heartbeatTtlSeconds === undefined) continue;
     const deployments = Array.isArray(inputs.deployments) ? inputs.deployments.map(String) : [];
     return {
+      urn: step.urn,
       from: String(inputs.from),
       to: inputs.to,
       floor: String(inputs.floor),
@@ -56,6 +61,8 @@ export function stopTheWorldOf(preview: PreviewJson): StopTheWorld | undefined {
       heartbeatTtlSeconds: Number(inputs.heartbeatTtlSeconds),
       namespace: String(inputs.namespace),
       deployments,
+      podsGoneTimeoutSeconds:
+        typeof inputs.podsGoneTimeoutSeconds === "number" ? inputs.podsGoneTimeoutSeconds : undefined,
       startupBudgetSeconds: startupBudgetSeconds(preview, deployments),
     };
   }
@@ -64,8 +71,14 @@ export function stopTheWorldOf(preview: PreviewJson): StopTheWorld | undefined {
 
 export function upgradeOf(preview: PreviewJson, programErrors: string[]): Upgrade | undefined {
   const stw = stopTheWorldOf(preview);
-  const plan = preview.diagnostics.find((d) => d.message.startsWith("Upgrade plan: "));
-  const text = plan?.message.replace(/^Upgrade plan: /, "").trim() ?? "";
+  // A stop-the-world plan is a warning, the others info; warnings carry their severity in the message.
+  const planText = (m: string) => m.replace(/^(warning|info): /, "");
+  const plan = preview.diagnostics.find((d) => planText(d.message).startsWith("Upgrade plan: "));
+  const text = plan
+    ? planText(plan.message)
+        .replace(/^Upgrade plan: /, "")
+        .trim()
+    : "";
   if (stw) return { kind: "stop-the-world", text, stopTheWorld: stw };
   const refusal = programErrors.find((e) =>
     /NEEDS DOWNTIME|do not run backwards|RequireVersion floors|pulpcore/.test(e),

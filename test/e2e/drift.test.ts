@@ -35,8 +35,9 @@ test("a Deployment scaled by hand is drift: the check fails and names it", () =>
   const run = pulumi(STACK, DRIFT_CHECK);
   expect(run.code).not.toBe(0);
   expect(run.stdout + run.stderr).toMatch(/pulp-api/);
-  // What the engine reports: kubectl's scale now owns spec.replicas, so the server-side apply conflicts.
-  expect(run.stdout + run.stderr).toMatch(/conflict with "kubectl"[^\n]*\.spec\.replicas/);
+  // pulumi.com/patchForce on the Pulp Deployments: a plain diff, not a server-side apply conflict.
+  expect(run.stdout + run.stderr).toMatch(/kubernetes:apps\/v1:Deployment pulp-api update \[diff: ~spec\]/);
+  expect(run.stdout + run.stderr).toMatch(/no changes were expected for preview but changes were proposed/);
 });
 
 test("a plain `pulumi up` does not see it: nothing changes and the hand-made 5 replicas stay", () => {

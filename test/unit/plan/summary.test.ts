@@ -108,16 +108,56 @@ test("rolling upgrade 3.85.0 -> 3.85.1: the Pulp Deployments roll for the image,
   expect(report("rolling-upgrade")).toContain("Rolling, no downtime");
 });
 
-test("an upgrade across a RequireVersion floor, refused by this program: the report says downtime and quotes the steps", () => {
+test("an upgrade across a RequireVersion floor (3.85.0 -> 3.87.0): the StopTheWorld step, as downtime in plain words", () => {
   const a = facts("stop-the-world");
+  expect(a.failed).toBe(false);
+  expect(a.upgrade).toMatchObject({
+    kind: "stop-the-world",
+    stopTheWorld: {
+      from: "3.85.0",
+      to: "3.87.0",
+      floor: "3.87.0",
+      migrations: "core 0143, 0144",
+      heartbeatTtlSeconds: 120,
+      namespace: "pulp-fixtures",
+      deployments: PULP,
+      podsGoneTimeoutSeconds: 660,
+      startupBudgetSeconds: 600,
+    },
+  });
+  // The program's own warning, without its severity prefix.
+  expect(a.upgrade?.text).toMatch(/^upgrade 3.85.0 -> 3.87.0 NEEDS DOWNTIME/);
+  expect(a.rolls.map((r) => r.name).sort()).toEqual(PULP);
+  expect(a.migration).toBeDefined();
+  expect(a.otherChanges.filter((c) => /stop-the-world/.test(c))).toEqual([]);
+  const md = report("stop-the-world");
+  expect(md.split("\n")[0]).toContain(" upgrade=stop-the-world downtime=yes ");
+  expect(md).toContain("## Pulp preview: upgrade with downtime");
+  expect(md).toContain(
+    "**Downtime.** Upgrading pulpcore 3.85.0 -> 3.87.0 crosses the RequireVersion floor 3.87.0: migrations core 0143, 0144",
+  );
+  expect(md).toContain(
+    "This update stops `pulp-api`, `pulp-content`, `pulp-worker` in `pulp-fixtures`, waits until their pods are gone and 120 s more",
+  );
+  expect(md).toContain(
+    "Expected downtime: about the old pods' shutdown (running tasks finish first; up to 660 s) + 120 s (heartbeat TTL) + the migration Job's run time + the pods' start-up",
+  );
+  expect(md).toContain("The startup probes give the new pods up to 600 s to become ready.");
+  expect(md).toContain("New pods, started after the stop (the old ones are already gone):");
+  expect(md).not.toContain("a rolling update");
+});
+
+test("a downgrade to an older minor release: refused by the program, nothing changes, its message quoted once", () => {
+  const a = facts("downgrade-refused");
   expect(a.failed).toBe(true);
   expect(a.upgrade?.kind).toBe("refused");
-  expect(a.upgrade?.text).toMatch(/3.85.0 -> 3.87.0 NEEDS DOWNTIME/);
+  expect(a.upgrade?.text).toMatch(
+    /3.85.0 is deployed and the config asks for 3.84.0: Pulp's database migrations do not run backwards/,
+  );
   expect(a.rolls).toEqual([]);
-  const md = report("stop-the-world");
-  expect(md).toContain("**Refused: this upgrade needs downtime**");
-  expect(md).toContain("pulumi config set pulp:idle true");
-  expect(md.match(/NEEDS DOWNTIME/g)).toHaveLength(1); // the engine repeats the error; the report does not
+  const md = report("downgrade-refused");
+  expect(md).toContain("**Refused by the program.** Nothing was changed:");
+  expect(md.match(/do not run backwards/g)).toHaveLength(1); // the engine repeats the error; the report does not
 });
 
 const risks = (name: string) =>
@@ -196,24 +236,36 @@ test("a new namespace: every data holder would be replaced; the Namespace itself
   expect(md).not.toContain("New pods (a rolling update");
 });
 
-test("drift (pulp-api scaled by hand, preview --refresh): the conflict is named, the scale back shown, refreshes are no change", () => {
+test("drift (pulp-api scaled by hand, preview --refresh): the scale back is shown, refreshes are no change", () => {
   const a = facts("drift-replicas");
-  expect(a.failed).toBe(true);
+  // pulumi.com/patchForce on the Pulp Deployments: the apply takes spec.replicas back, no conflict.
+  expect(a).toMatchObject({ failed: false, resourceErrors: [], rolls: [], otherChanges: [] });
+  expect(a.scales).toEqual([{ name: "pulp-api", changes: ["spec.replicas 5 -> 2"] }]);
+});
+
+test("an error on a resource that holds no data is named with its reason", () => {
+  const preview = parsePreview(text("replicas-only"));
+  const urn = preview.steps.find((s) => s.urn.endsWith("Deployment::pulp-api"))!.urn;
+  preview.diagnostics.push({
+    urn,
+    severity: "error",
+    message:
+      'error: Preview failed: Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using apps/v1: .spec.replicas\n',
+  });
+  const a = analyze(preview);
   expect(a.resourceErrors).toEqual([
     {
       kind: "Deployment",
       name: "pulp-api",
-      urn: expect.any(String),
+      urn,
       reasons: [
-        expect.stringMatching(
-          /^refused by the Kubernetes API server: a field was changed outside Pulumi \(server-side apply conflict with "kubectl" .*\.spec\.replicas\)$/,
-        ),
+        'refused by the Kubernetes API server: a field was changed outside Pulumi (server-side apply conflict with "kubectl" with subresource "scale" using apps/v1: .spec.replicas)',
       ],
     },
   ]);
-  expect(a.scales).toEqual([{ name: "pulp-api", changes: ["spec.replicas 5 -> 2"] }]);
-  expect(a.rolls).toEqual([]);
-  expect(a.otherChanges).toEqual([]);
+  expect(render(a)).toContain(
+    "**The preview failed on:**\n\n- Deployment `pulp-api`: refused by the Kubernetes API server",
+  );
 });
 
 test("data at risk is flagged before anything else in the report", () => {
@@ -250,57 +302,12 @@ test("no fixture holds a secret: no config canary, and every Secret's data shows
         }
       }
     }
+    for (const step of preview.steps.filter((s) => s.urn.includes("pulp:upgrade:StopTheWorld$"))) {
+      expect({ name, kube: step.newState?.inputs?.kube }).toEqual({ name, kube: "[secret]" });
+    }
     const config = (JSON.parse(raw) as { config: Record<string, string> }).config;
     for (const key of BASE_SECRETS) expect(config[`pulp:${key}`]).toBe("[secret]");
   }
-});
-
-// The stop-the-world resource is being added on main; this is its contract (pulp:upgrade:StopTheWorld
-// with a dynamic child whose inputs are below) until a real preview of it is captured.
-test("contract: a created StopTheWorld says downtime, why, and about how long", () => {
-  const preview = parsePreview(text("rolling-upgrade"));
-  const parent = "urn:pulumi:fixtures::pulp::pulp:index:Pulp$pulp:upgrade:StopTheWorld";
-  preview.steps.push(
-    {
-      op: "create",
-      urn: `${parent}::pulp-upgrade`,
-      newState: { type: "pulp:upgrade:StopTheWorld", inputs: {} },
-    },
-    {
-      op: "create",
-      urn: `${parent}$pulumi-nodejs:dynamic:Resource::pulp-upgrade-stop`,
-      newState: {
-        type: "pulumi-nodejs:dynamic:Resource",
-        inputs: {
-          from: "3.85.0",
-          to: "3.87.0",
-          floor: "3.87.0",
-          migrations: "core 0143, 0144",
-          heartbeatTtlSeconds: 120,
-          namespace: "pulp-fixtures",
-          deployments: ["pulp-api", "pulp-content", "pulp-worker"],
-        },
-      },
-    },
-  );
-  const a = analyze(preview);
-  expect(a.upgrade).toMatchObject({
-    kind: "stop-the-world",
-    stopTheWorld: { floor: "3.87.0", heartbeatTtlSeconds: 120 },
-  });
-  const md = render(a);
-  expect(md.split("\n")[0]).toContain("upgrade=stop-the-world downtime=yes");
-  expect(md).toContain(
-    "**Downtime.** Upgrading pulpcore 3.85.0 -> 3.87.0 crosses the RequireVersion floor 3.87.0",
-  );
-  expect(md).toContain("migrations core 0143, 0144");
-  expect(md).toContain(
-    "This update stops `pulp-api`, `pulp-content`, `pulp-worker` in `pulp-fixtures`, waits 120 s",
-  );
-  expect(md).toContain("about 120 s (heartbeat TTL) + the migration Job's run time + the pods' start-up");
-  // The Deployments' startup probes in this preview: period 10 s x threshold 60.
-  expect(a.upgrade?.stopTheWorld?.startupBudgetSeconds).toBe(600);
-  expect(md).toContain("The startup probes give the new pods up to 600 s to become ready.");
 });
 
 describe("input and exit codes", () => {
