@@ -387,3 +387,16 @@ test("each fixture was captured with its case's config as cases.ts states it now
       });
   }
 });
+
+test("the README's example reports are what the summary prints for their fixtures", () => {
+  const readme = fs.readFileSync(path.join(__dirname, "../../../README.md"), "utf8");
+  for (const name of ["pvc-storage-class", "stop-the-world"]) {
+    expect({
+      name,
+      inReadme: readme.includes(`\`\`\`\`markdown\n${report(name).trimEnd()}\n\`\`\`\``),
+    }).toEqual({
+      name,
+      inReadme: true,
+    });
+  }
+});
