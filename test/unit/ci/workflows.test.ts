@@ -45,9 +45,7 @@ test("pr-preview comments with pulumi/actions and posts the plan summary even wh
   expect(pulumi.with).toMatchObject({ command: "preview", "comment-on-pr": true });
   const after = steps.slice(steps.indexOf(pulumi) + 1);
   expect(after.map((s) => s.if)).toEqual(after.map(() => "${{ !cancelled() }}"));
-  expect(after.map((s) => s.run).join("\n")).toMatch(
-    /npm run --silent plan:summary -- .* --out .*\n.*GITHUB_STEP_SUMMARY/,
-  );
+  expect(after.map((s) => s.run ?? "").join("\n")).toMatch(/npm run --silent plan:summary -- .* --out /);
 });
 
 test("drift runs on a schedule and by hand, refreshed, expecting no changes", () => {
@@ -56,6 +54,47 @@ test("drift runs on a schedule and by hand, refreshed, expecting no changes", ()
   expect(wf.on.schedule[0].cron).toMatch(/^\S+ \S+ \S+ \S+ \S+$/);
   const pulumi = (wf.jobs.drift.steps as any[]).find((s) => String(s.uses).startsWith("pulumi/actions@"));
   expect(pulumi.with).toMatchObject({ command: "preview", refresh: true, "expect-no-changes": true });
+});
+
+describe("pr-preview's plan summary step, run as GitHub runs it (bash -eo pipefail)", () => {
+  const step = (load("pr-preview.yml").jobs.preview.steps as any[]).find((s) => s.name === "Plan summary");
+  const run = (preview: string) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "plan-step-"));
+    fs.writeFileSync(path.join(dir, "preview.json"), preview);
+    const r = spawnSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", step.run], {
+      cwd: REPO,
+      encoding: "utf8",
+      env: {
+        ...process.env,
+        RUNNER_TEMP: dir,
+        GITHUB_STEP_SUMMARY: path.join(dir, "step-summary.md"),
+        RUN_URL: "https://ci/run/1",
+      },
+    });
+    const out = {
+      code: r.status,
+      summary: fs.readFileSync(path.join(dir, "step-summary.md"), "utf8"),
+      comment: fs.readFileSync(path.join(dir, "plan-summary.md"), "utf8"),
+    };
+    fs.rmSync(dir, { recursive: true, force: true });
+    return out;
+  };
+
+  test("a real preview: the report goes to the job summary and the comment file", () => {
+    const r = run(fs.readFileSync(path.join(REPO, "test/fixtures/preview/pvc-storage-class.json"), "utf8"));
+    expect(r.code).toBe(0);
+    expect(r.comment).toMatch(/^<!-- pulp-plan-summary preview=failed data-risk=1 /);
+    expect(r.summary).toBe(r.comment);
+  });
+
+  test("no readable preview: still a comment, pointing at the log", () => {
+    const r = run("");
+    expect(r.code).toBe(0);
+    expect(r.comment).toBe(
+      "<!-- pulp-plan-summary preview=unreadable -->\n## Pulp preview: no plan summary\n\n" +
+        "`pulumi preview --json` printed no readable preview; see the job log: https://ci/run/1\n",
+    );
+  });
 });
 
 describe("post-comment.sh with a stand-in gh (and the real jq, as on GitHub runners)", () => {
