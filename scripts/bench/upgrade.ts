@@ -7,7 +7,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { runMain, STATE } from "../local/environment";
-import { dropStack, freshStack, mustPulumi, pulumi, writeStackConfig } from "../local/harness";
+import { dropStack, freshStack, mustPulumi, pulumi, readiness, writeStackConfig } from "../local/harness";
 import { rolloutOrder, Samples, startSampler } from "./sampler";
 
 const STACK = "bench";
@@ -36,7 +36,7 @@ async function bench(): Promise<number> {
   try {
     const install = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
     const stop = await measured("stop-the-world", out, release("3.85.0"));
-    const slow = { podAnnotations: { "pulp-e2e/readiness": "slow", "pulp-e2e/ready-after": "4s" } };
+    const slow = readiness("slow", "4s");
     const rolling = await measured("rolling", out, release("3.85.1", { api: slow, content: slow }));
     const lines = [
       `install_seconds ${install.seconds.toFixed(1)}`,

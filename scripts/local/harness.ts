@@ -139,3 +139,21 @@ export function dropStack(stack: string, namespace: string): void {
   fs.rmSync(path.join(REPO, `Pulumi.${stack}.yaml`), { force: true });
   kubectlTry(["delete", "namespace", namespace, "--wait=false"]);
 }
+
+/**
+ * Config for the test bed's kwok stages (scripts/cluster/stages): a migration whose pod fails with `logTail`
+ * as its termination message (what the kubelet keeps of the log), and pods slow to become ready or never.
+ */
+export const failingMigration = (logTail: string) => ({
+  backoffLimit: 0,
+  podAnnotations: {
+    "pulp-e2e/fail": "true",
+    // kwok's own pod-complete stage must never take these pods.
+    "pod-complete.stage.kwok.x-k8s.io/weight": "0",
+    "pulp-e2e/log-tail": logTail,
+  },
+});
+
+export const readiness = (mode: "slow" | "never", after = "4s") => ({
+  podAnnotations: { "pulp-e2e/readiness": mode, "pulp-e2e/ready-after": after },
+});

@@ -5,6 +5,7 @@ import * as path from "path";
 import { STATE } from "../../scripts/local/environment";
 import {
   dropStack,
+  failingMigration,
   freshStack,
   revisions,
   getJson,
@@ -177,15 +178,10 @@ test("a failed migration fails `up` and changes no Deployment; the next `up` aft
   const release = "quay.io/pulp/pulp-minimal:3.85.1";
   const before = revisions(NS);
   // The test bed's pod-fail stage (scripts/cluster/stages) makes this Job's pod exit 1.
-  const failing = {
-    "pulp-e2e/fail": "true",
-    "pod-complete.stage.kwok.x-k8s.io/weight": "0",
-    "pulp-e2e/log-tail": "django.db.utils.ProgrammingError: relation core_domain does not exist",
-  };
   writeStackConfig(STACK, {
     ...current,
     image: release,
-    migration: { backoffLimit: 0, podAnnotations: failing },
+    migration: failingMigration("django.db.utils.ProgrammingError: relation core_domain does not exist"),
   });
   const failed = pulumi(STACK, ["up", "--yes", "--skip-preview"]);
   timings.failedMigrationUp = failed.seconds;

@@ -6,11 +6,13 @@ import * as path from "path";
 import { STATE } from "../../scripts/local/environment";
 import {
   dropStack,
+  failingMigration,
   freshStack,
   getJson,
   items,
   mustPulumi,
   pulumi,
+  readiness,
   revisions,
   writeStackConfig,
 } from "../../scripts/local/harness";
@@ -27,19 +29,6 @@ const TTL_MS = Math.max(...Object.values(HEARTBEAT_TTL_SECONDS)) * 1000;
 const timings: Record<string, number> = {};
 const image = (version: string) => `quay.io/pulp/pulp-minimal:${version}`;
 const BASE = { namespace: NS, web: { enabled: false } };
-
-/** The test bed's stages (scripts/cluster/stages): a failing migration with a log tail, slow or no readiness. */
-const failingMigration = (logTail: string) => ({
-  backoffLimit: 0,
-  podAnnotations: {
-    "pulp-e2e/fail": "true",
-    "pod-complete.stage.kwok.x-k8s.io/weight": "0",
-    "pulp-e2e/log-tail": logTail,
-  },
-});
-const readiness = (mode: "slow" | "never", after = "4s") => ({
-  podAnnotations: { "pulp-e2e/readiness": mode, "pulp-e2e/ready-after": after },
-});
 
 const stopTheWorldSteps = () =>
   (JSON.parse(mustPulumi(STACK, ["stack", "export"]).stdout).deployment.resources ?? []).filter((r: any) =>
