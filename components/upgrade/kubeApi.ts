@@ -58,7 +58,7 @@ export interface KubeApi {
  * Connects to the cluster named by `target`. Everything is required inside: the function is serialized
  * with the dynamic provider that calls it and runs in the provider's own process.
  */
-export function kubeApi(target: KubeTarget): KubeApi {
+export function kubeApi(target: KubeTarget, { timeoutMs = 30_000 } = {}): KubeApi {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const fs = require("fs") as typeof import("fs");
   const os = require("os") as typeof import("os");
@@ -186,7 +186,7 @@ export function kubeApi(target: KubeTarget): KubeApi {
           key: conn.key,
           servername: conn.servername,
           rejectUnauthorized: !conn.insecure,
-          timeout: 30_000,
+          timeout: timeoutMs,
           headers: {
             ...conn.headers,
             Accept: "application/json",
@@ -215,7 +215,7 @@ export function kubeApi(target: KubeTarget): KubeApi {
         },
       );
       req.on("timeout", () =>
-        req.destroy(new Error(`${method} ${path}: no answer from ${conn.server} in 30 s`)),
+        req.destroy(new Error(`${method} ${path}: no answer from ${conn.server} in ${timeoutMs} ms`)),
       );
       req.on("error", reject);
       if (payload !== undefined) req.write(payload);

@@ -4,13 +4,7 @@
 // One JSON line per sample: {"t": <ms since epoch>, "ready": {"<service>": <count>}, "pods": [PodSample]}
 // (the namespace's Pulp pods: which ReplicaSet, ready, terminating). Stops on SIGTERM.
 import * as fs from "fs";
-import * as https from "https";
-import * as yaml from "js-yaml";
-
-interface KubeConfig {
-  clusters: { cluster: { server: string; "certificate-authority-data": string } }[];
-  users: { user: { "client-certificate-data": string; "client-key-data": string } }[];
-}
+import { kubeApi } from "../../components/upgrade/kubeApi";
 
 interface EndpointSliceList {
   items: { endpoints?: { conditions?: { ready?: boolean } }[] }[];
@@ -42,26 +36,11 @@ function podSamples(list: PodList): PodSample[] {
   }));
 }
 
+/** GET as JSON through the program's own API client; a missing list reads as empty. */
 function client(kubeconfig: string) {
-  const config = yaml.load(fs.readFileSync(kubeconfig, "utf8")) as KubeConfig;
-  const b64 = (s: string) => Buffer.from(s, "base64");
-  const { server, "certificate-authority-data": ca } = config.clusters[0].cluster;
-  const { "client-certificate-data": cert, "client-key-data": key } = config.users[0].user;
-  const agent = new https.Agent({ ca: b64(ca), cert: b64(cert), key: b64(key), keepAlive: true });
-  return <T>(path: string) =>
-    new Promise<T>((resolve, reject) => {
-      https
-        .get(`${server}${path}`, { agent, timeout: 2000 }, (res) => {
-          let body = "";
-          res.on("data", (chunk) => (body += chunk));
-          res.on("end", () =>
-            res.statusCode === 200
-              ? resolve(JSON.parse(body))
-              : reject(new Error(`${res.statusCode} ${body}`)),
-          );
-        })
-        .on("error", reject);
-    });
+  // A short timeout: a slow answer must not stretch the sampling interval.
+  const api = kubeApi({ kubeconfig }, { timeoutMs: 2000 });
+  return async <T>(path: string) => ((await api.request("GET", path)) ?? { items: [] }) as unknown as T;
 }
 
 /** Ready endpoints of one Service: the ready addresses over all its EndpointSlices. */
