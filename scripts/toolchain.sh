@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the real toolchain from Go modules: the Pulumi CLI and its Node.js language host, the
-# Kubernetes provider plugin, etcd, the Kubernetes control plane and kwok. Nothing is downloaded as
+# Kubernetes provider plugin, etcd, the Kubernetes control plane, the real node's kubelet, kube-proxy,
+# pause and CoreDNS, and kwok. Nothing is downloaded as
 # a binary and nothing lands in the checkout: binaries go to a cache directory keyed by the version
 # set, and each component is skipped when its binary is already there.
 #
@@ -21,8 +22,9 @@ K8S_PROVIDER_PSEUDO=v4.0.0-20260115033456-f47bc2d6f199
 KUBERNETES_VERSION=1.34.3
 ETCD_VERSION=3.5.21
 KWOK_VERSION=0.7.0
+COREDNS_VERSION=1.12.4
 
-VERSION_SET="pulumi-$PULUMI_VERSION k8sprov-$K8S_PROVIDER_VERSION kube-$KUBERNETES_VERSION etcd-$ETCD_VERSION kwok-$KWOK_VERSION"
+VERSION_SET="pulumi-$PULUMI_VERSION k8sprov-$K8S_PROVIDER_VERSION kube-$KUBERNETES_VERSION etcd-$ETCD_VERSION kwok-$KWOK_VERSION coredns-$COREDNS_VERSION"
 KEY=$(printf '%s' "$VERSION_SET" | sha256sum | cut -c1-12)
 CACHE_ROOT=${PULP_TOOLCHAIN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pulp-pulumi-toolchain}
 ROOT="$CACHE_ROOT/$KEY"
@@ -129,7 +131,8 @@ require k8s.io/kubernetes $v"
   wrapper "$d" "$body"
   cd "$d"
   local pkgs=(k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager
-    k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl)
+    k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
+    k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kube-proxy)
   go get "${pkgs[@]/%/@$v}"
   local minor=${KUBERNETES_VERSION#1.}; minor=${minor%%.*}
   local ld="-s -w -X k8s.io/component-base/version.gitVersion=$v -X k8s.io/component-base/version.gitMajor=1"
@@ -137,6 +140,22 @@ require k8s.io/kubernetes $v"
   ld+=" -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=$minor"
   local p
   for p in "${pkgs[@]}"; do go build -ldflags "$ld" -o "$BIN/${p##*/}" "$p"; done
+}
+
+# The sandbox image's one binary, from the same release (containerd needs it locally: no registry).
+build_pause() {
+  local src
+  src=$(cd "$WORK" && go mod download -json "k8s.io/kubernetes@v$KUBERNETES_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+  gcc -Os -static -DVERSION="v$KUBERNETES_VERSION" -o "$BIN/pause" "$src/build/pause/linux/pause.c"
+}
+
+build_coredns() {
+  local d="$WORK/coredns"
+  wrapper "$d" "module toolchain/coredns
+go 1.24"
+  cd "$d"
+  go get "github.com/coredns/coredns@v$COREDNS_VERSION"
+  go build -ldflags "-s -w" -o "$BIN/coredns" github.com/coredns/coredns
 }
 
 build_kwok() {
@@ -158,7 +177,9 @@ total=$SECONDS
 build pulumi pulumi -- build_pulumi
 build kubernetes-provider pulumi-resource-kubernetes -- build_k8s_provider
 build etcd etcd -- build_etcd
-build kubernetes kube-apiserver kube-controller-manager kube-scheduler kubectl -- build_kubernetes
+build kubernetes kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy -- build_kubernetes
+build pause pause -- build_pause
+build coredns coredns -- build_coredns
 build kwok kwok -- build_kwok
 build kwok-stages kwok-stages/pod-complete.yaml -- copy_kwok_stages
 log "all components ready in $((SECONDS - total))s; $(du -sh "$BIN" | cut -f1) of binaries in $BIN"
