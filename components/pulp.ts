@@ -13,7 +13,7 @@ import { contentHash } from "./shared/hash";
 import { fixedName, Identity, labels } from "./shared/labels";
 import { ArtifactStorage } from "./storage/artifactStorage";
 import { PulpWeb } from "./web/pulpWeb";
-import { WEB_PORT } from "./web/nginx";
+import { CONTAINER_CONTENT_PREFIX, WEB_PORT } from "./web/nginx";
 import {
   API_PORT,
   CONTENT_PORT,
@@ -151,6 +151,7 @@ export class Pulp extends pulumi.ComponentResource {
       dataVolume: storage.volume,
       apiRoot: config.apiRoot,
       contentPathPrefix: config.contentPathPrefix,
+      pulpcoreVersion: config.pulpcoreVersion,
     };
 
     // Across a RequireVersion floor the old processes stop, and their heartbeats expire, before `migrate`.
@@ -254,6 +255,8 @@ export class Pulp extends pulumi.ComponentResource {
     let routes = [
       { path: config.contentPathPrefix, backend: contentBackend },
       { path: "/", backend: apiBackend },
+      // Last, so the Routes named by position before it keep their names (paths match by longest prefix).
+      { path: CONTAINER_CONTENT_PREFIX, backend: contentBackend },
     ];
     if (config.web.enabled) {
       const web = new PulpWeb(
@@ -269,7 +272,11 @@ export class Pulp extends pulumi.ComponentResource {
             contentPort: CONTENT_PORT,
             contentPathPrefix: config.contentPathPrefix,
           },
-          after: [this.migration.job],
+          // nginx resolves its upstream names once, at start: an unknown name is fatal.
+          after: [
+            this.migration.job,
+            ...(["api", "content"] as const).flatMap((p) => this.workloads[p]?.service ?? []),
+          ],
         },
         child,
       );

@@ -1,5 +1,5 @@
 // Rules that involve more than one key. Each names every key involved and the way out.
-import { FLOATING_TAGS, parseImage, parseQuantity } from "./formats";
+import { compareVersions, FLOATING_TAGS, parseImage, parseQuantity, parseVersion } from "./formats";
 import { ConfigProblem, keyOf, removeCommand, setCommand, valueAt } from "./problems";
 import { ParsedConfig } from "./schema";
 
@@ -149,6 +149,8 @@ export function checkRules(
     );
   }
 
+  problems.push(...versionProblems(config, raw, config.pulpcoreVersion ?? tagVersion));
+
   if (config.maintenance && config.idle) {
     add(
       ["idle"],
@@ -177,6 +179,50 @@ export function checkRules(
 
   problems.push(...dataVolumeProblems(config, raw));
   return problems;
+}
+
+/**
+ * Settings pulpcore reads only from some release on: below it they are silently ignored, so the install
+ * would run without what the config asked for.
+ */
+const MINIMUM_PULPCORE: readonly {
+  path: PropertyKey[];
+  applies: (config: ParsedConfig) => boolean;
+  version: string;
+  why: string;
+  fix: string;
+}[] = [
+  {
+    path: ["workerType"],
+    applies: (c) => c.workerType === "redis",
+    version: "3.108.0",
+    why: 'the "redis" worker type (setting WORKER_TYPE) arrived in pulpcore 3.108.0',
+    fix: setCommand("pulp:workerType", "pulpcore"),
+  },
+  {
+    path: ["storage", "s3"],
+    applies: (c) => c.storage.s3 !== undefined,
+    version: "3.70.0",
+    why: "pulpcore reads object storage from the STORAGES setting from 3.70.0 on; older releases would keep artifacts in the pod",
+    fix: removeCommand("pulp:storage.s3"),
+  },
+];
+
+function versionProblems(
+  config: ParsedConfig,
+  raw: Record<string, unknown>,
+  version?: string,
+): ConfigProblem[] {
+  const running = version ? parseVersion(version) : undefined;
+  if (!running) return [];
+  return MINIMUM_PULPCORE.filter(
+    (rule) => rule.applies(config) && compareVersions(running, parseVersion(rule.version)!) < 0,
+  ).map((rule) => ({
+    key: keyOf(rule.path),
+    given: valueAt(raw, rule.path),
+    message: `needs pulpcore >= ${rule.version}, and the image runs ${version}: ${rule.why}`,
+    fix: `${rule.fix}  or use a newer image: ${setCommand("pulp:image", `<registry>/pulp-minimal:${rule.version}`)}`,
+  }));
 }
 
 /** CDI imports: unique names, and room in the namespace quota for the scratch space an import needs. */

@@ -130,6 +130,8 @@ const webSchema = z
       .string()
       .regex(/^\d+[kmg]?$/, { error: 'must be an nginx size such as "10g", "512m" or "0" (no limit)' })
       .default("10g"),
+    /** Also listen on IPv6; turn off where the nodes' kernels have IPv6 disabled (nginx would not start). */
+    listenIPv6: z.boolean().default(true),
     podDisruptionBudget: disruptionBudget.default({ maxUnavailable: 1 }),
     probes,
     topologySpread: z.boolean().default(true),
@@ -250,7 +252,8 @@ export const configSchema = z.strictObject({
     replicas: 2,
     requests: { cpu: "100m", memory: "256Mi" },
     limits: { memory: "1Gi" },
-    terminationGracePeriodSeconds: 30,
+    // 10 s preStop + gunicorn's 30 s graceful timeout, in which aiohttp finishes open downloads.
+    terminationGracePeriodSeconds: 45,
   }),
   worker: componentSchema(workerDefaults),
   web: webSchema,

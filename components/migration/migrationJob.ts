@@ -27,12 +27,20 @@ export interface MigrationJobArgs {
   after: pulumi.Resource[];
 }
 
-/** What the Job runs: wait for the database, migrate, then make sure the admin password is the managed one. */
+/**
+ * What the Job runs: wait for the database, migrate, bring artifact checksums in line with
+ * ALLOWED_CONTENT_CHECKSUMS, run the system checks, then make sure the admin password is the managed one.
+ * `migrate` skips its own checks because pulpcore's database check E002 (artifacts missing a newly allowed
+ * checksum) would fail it before handle-artifact-checksums could fix them; the checks still run after.
+ * `--password=`: an argparse value that starts with "-" would be taken for an option.
+ */
 export const MIGRATE_SCRIPT = [
   "set -eu",
   "/usr/bin/wait_on_postgres.py",
-  "/usr/local/bin/pulpcore-manager migrate --noinput",
-  '/usr/local/bin/pulpcore-manager reset-admin-password --password "$PULP_ADMIN_PASSWORD"',
+  "/usr/local/bin/pulpcore-manager migrate --noinput --skip-checks",
+  "/usr/local/bin/pulpcore-manager handle-artifact-checksums",
+  "/usr/local/bin/pulpcore-manager check --database default",
+  '/usr/local/bin/pulpcore-manager reset-admin-password --password="$ADMIN_PASSWORD"',
 ].join("\n");
 
 /**
@@ -94,7 +102,7 @@ export class MigrationJob extends pulumi.ComponentResource {
                   env: [
                     ...pulpEnv(rt),
                     {
-                      name: "PULP_ADMIN_PASSWORD",
+                      name: "ADMIN_PASSWORD", // no PULP_ prefix: dynaconf would read it as a setting
                       valueFrom: {
                         secretKeyRef: { name: args.adminPassword.name, key: args.adminPassword.key },
                       },

@@ -8,6 +8,8 @@ export const DB_FIELDS_KEY_FILE = "database_fields.symmetric.key";
 export const TOKEN_PRIVATE_KEY_FILE = "container_auth_private_key.pem";
 export const TOKEN_PUBLIC_KEY_FILE = "container_auth_public_key.pem";
 export const PULP_DATA_DIR = "/var/lib/pulp";
+/** Where the Pulp images collect static files at build time (pulp-operator and compose use the same). */
+export const STATIC_ROOT = "/var/lib/operator/static/";
 
 export interface DatabaseSettings {
   host: string;
@@ -56,8 +58,9 @@ export function settingsValues(input: SettingsInput): Record<string, unknown> {
       },
     },
     DB_ENCRYPTION_KEY: `${KEYS_DIR}/${DB_FIELDS_KEY_FILE}`,
-    MEDIA_ROOT: `${PULP_DATA_DIR}/media`,
-    STATIC_ROOT: `${PULP_DATA_DIR}/assets`,
+    // Pulp's storage docs: with object storage MEDIA_ROOT must be empty.
+    MEDIA_ROOT: input.s3 ? "" : `${PULP_DATA_DIR}/media`,
+    STATIC_ROOT,
     FILE_UPLOAD_TEMP_DIR: `${PULP_DATA_DIR}/tmp`,
     WORKING_DIRECTORY: `${PULP_DATA_DIR}/tmp`,
     STORAGES: {
@@ -79,13 +82,17 @@ export function settingsValues(input: SettingsInput): Record<string, unknown> {
     },
     CACHE_ENABLED: input.cacheEnabled,
     WORKER_TYPE: input.workerType,
+    // Plugins build client-facing URLs from these; their defaults name the api pod itself.
+    ANSIBLE_API_HOSTNAME: input.contentOrigin,
+    PYPI_API_HOSTNAME: input.contentOrigin,
+    // pulp_container defaults to token auth; without TOKEN_SERVER its 401 challenge fails with a 500.
+    TOKEN_AUTH_DISABLED: !input.tokenAuth,
   };
   if (input.redis) {
     settings.REDIS_HOST = input.redis.host;
     settings.REDIS_PORT = input.redis.port;
   }
   if (input.tokenAuth) {
-    settings.TOKEN_AUTH_DISABLED = false;
     settings.TOKEN_SERVER = input.tokenAuth.server;
     settings.TOKEN_SIGNATURE_ALGORITHM = "ES256";
     settings.PRIVATE_KEY_PATH = `${KEYS_DIR}/${TOKEN_PRIVATE_KEY_FILE}`;

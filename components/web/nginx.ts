@@ -1,4 +1,5 @@
-// nginx.conf for pulp-web: content under the content prefix to pulp-content, everything else to pulp-api.
+// nginx.conf for pulp-web: content under the content prefix (and the registry's blob and manifest
+// redirects) to pulp-content, everything else to pulp-api.
 
 export const WEB_PORT = 8080;
 
@@ -9,7 +10,12 @@ export interface NginxInput {
   contentPort: number;
   contentPathPrefix: string;
   clientMaxBodySize: string;
+  /** `listen [::]` fails to start nginx where the kernel has IPv6 disabled. */
+  listenIPv6: boolean;
 }
+
+/** pulp_container redirects registry blob and manifest GETs here; pulp-content serves them. */
+export const CONTAINER_CONTENT_PREFIX = "/pulp/container/";
 
 export function renderNginxConf(input: NginxInput): string {
   return `# Rendered by the pulp Pulumi program. Do not edit: run \`pulumi up\`.
@@ -43,8 +49,7 @@ http {
     }
 
     server {
-        listen ${WEB_PORT} default_server;
-        listen [::]:${WEB_PORT} default_server;
+        listen ${WEB_PORT} default_server;${input.listenIPv6 ? `\n        listen [::]:${WEB_PORT} default_server;` : ""}
         server_name _;
         proxy_read_timeout 600s;
         proxy_set_header Host $http_host;
@@ -58,6 +63,14 @@ http {
         }
         location ${input.contentPathPrefix} {
             proxy_pass http://pulp-content;
+        }
+        location ${CONTAINER_CONTENT_PREFIX} {
+            proxy_pass http://pulp-content;
+        }
+        # Registry pushes send layers of any size (pulp_container's own snippet sets no limit here).
+        location /v2/ {
+            client_max_body_size 0;
+            proxy_pass http://pulp-api;
         }
         location / {
             proxy_pass http://pulp-api;

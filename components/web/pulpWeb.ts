@@ -10,9 +10,11 @@ export interface PulpWebArgs {
   namespace: pulumi.Input<string>;
   identity: Identity;
   web: PulpConfig["web"];
-  upstreams: Omit<NginxInput, "clientMaxBodySize">;
+  upstreams: Omit<NginxInput, "clientMaxBodySize" | "listenIPv6">;
   after?: pulumi.Resource[];
 }
+
+export const NGINX_GRACEFUL_STOP = "sleep 10; nginx -s quit; while [ -e /tmp/nginx.pid ]; do sleep 1; done";
 
 /** The pulp-web nginx in front of api and content, with its config in a content-named ConfigMap. */
 export class PulpWeb extends pulumi.ComponentResource {
@@ -20,7 +22,11 @@ export class PulpWeb extends pulumi.ComponentResource {
 
   constructor(name: string, args: PulpWebArgs, opts?: pulumi.ComponentResourceOptions) {
     super("pulp:web:PulpWeb", name, {}, opts);
-    const conf = renderNginxConf({ ...args.upstreams, clientMaxBodySize: args.web.clientMaxBodySize });
+    const conf = renderNginxConf({
+      ...args.upstreams,
+      clientMaxBodySize: args.web.clientMaxBodySize,
+      listenIPv6: args.web.listenIPv6,
+    });
     const hash = contentHash(conf);
     const configMap = new k8s.core.v1.ConfigMap(
       name,
@@ -60,7 +66,9 @@ export class PulpWeb extends pulumi.ComponentResource {
               resources: args.web.resources,
               readinessProbe: { ...health, ...args.web.probes.readiness },
               livenessProbe: { ...health, failureThreshold: 5, ...args.web.probes.liveness },
-              lifecycle: { preStop: { exec: { command: ["/bin/sh", "-c", "sleep 10"] } } },
+              // SIGTERM is nginx's fast shutdown and cuts open downloads: after the endpoint removal has
+              // spread, ask for the graceful one (QUIT) and wait until the master has exited.
+              lifecycle: { preStop: { exec: { command: ["/bin/sh", "-c", NGINX_GRACEFUL_STOP] } } },
               volumeMounts: [
                 { name: "conf", mountPath: "/etc/nginx/nginx.conf", subPath: "nginx.conf", readOnly: true },
                 { name: "tmp", mountPath: "/tmp" },

@@ -2,6 +2,7 @@
 // chosen by command, settings.py and keys mounted from Secrets, secrets as PULP_* env.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { compareVersions, parseVersion } from "../config/formats";
 import { ProbeTuning, ResourcesConfig } from "../config/schema";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
 import {
@@ -33,19 +34,34 @@ export interface PulpRuntime {
   dataVolume: k8s.types.input.core.v1.Volume;
   apiRoot: string;
   contentPathPrefix: string;
+  /** The release the image runs ("" when unknown): some probes depend on it. */
+  pulpcoreVersion: string;
 }
 
-const secretEnv = (name: string, ref: SecretKeyRef) => ({
-  name,
-  valueFrom: { secretKeyRef: { name: ref.name, key: ref.key } },
-});
+/** From 3.112.0 on, `livez` skips the domain lookup, so it answers while the database is down. */
+const LIVEZ_WITHOUT_DATABASE = parseVersion("3.112.0")!;
+
+function livezIsDatabaseFree(version: string): boolean {
+  const running = parseVersion(version);
+  return running !== undefined && compareVersions(running, LIVEZ_WITHOUT_DATABASE) >= 0;
+}
+
+/**
+ * A secret as a Pulp setting. dynaconf reads PULP_* values as TOML ("123456" becomes a number, "true" a
+ * bool), so the value reaches it as `@str <value>`: Kubernetes expands `$(VAR)` from the variable read
+ * from the Secret, whose name dynaconf ignores (no PULP_ prefix).
+ */
+const secretSetting = (setting: string, ref: SecretKeyRef): k8s.types.input.core.v1.EnvVar[] => [
+  { name: `SECRET_${setting}`, valueFrom: { secretKeyRef: { name: ref.name, key: ref.key } } },
+  { name: `PULP_${setting}`, value: `@str $(SECRET_${setting})` },
+];
 
 export function pulpEnv(rt: PulpRuntime): k8s.types.input.core.v1.EnvVar[] {
   return [
-    secretEnv("PULP_SECRET_KEY", rt.secretKey),
+    ...secretSetting("SECRET_KEY", rt.secretKey),
     // dynaconf merges `__`-nested env keys into DATABASES["default"], so the password never sits in settings.py.
-    secretEnv("PULP_DATABASES__default__PASSWORD", rt.databasePassword),
-    ...(rt.s3SecretKey ? [secretEnv("PULP_STORAGES__default__OPTIONS__secret_key", rt.s3SecretKey)] : []),
+    ...secretSetting("DATABASES__default__PASSWORD", rt.databasePassword),
+    ...(rt.s3SecretKey ? secretSetting("STORAGES__default__OPTIONS__secret_key", rt.s3SecretKey) : []),
   ];
 }
 
@@ -84,11 +100,7 @@ export function initDirsContainer(rt: PulpRuntime): Container {
   return {
     name: "init-dirs",
     image: rt.image,
-    command: [
-      "/bin/sh",
-      "-c",
-      `mkdir -p ${PULP_DATA_DIR}/media ${PULP_DATA_DIR}/assets ${PULP_DATA_DIR}/tmp`,
-    ],
+    command: ["/bin/sh", "-c", `mkdir -p ${PULP_DATA_DIR}/media ${PULP_DATA_DIR}/tmp`],
     volumeMounts: [{ name: String(rt.dataVolume.name), mountPath: PULP_DATA_DIR }],
     resources: { requests: { cpu: "10m", memory: "32Mi" }, limits: { memory: "64Mi" } },
   };
@@ -122,25 +134,25 @@ function probeSet(
 }
 
 /**
- * Probes per process, after the facts of the Pulp images: liveness never depends on the database, or a
- * database outage would restart every pod.
+ * Probes per process: liveness never depends on the database, or a database outage would restart every
+ * pod. Before 3.112.0 `livez` reads the database (DomainMiddleware), so the api is then probed by TCP.
  */
 export function pulpProbes(process: PulpProcess, rt: PulpRuntime, tuning: ProbeTunings) {
+  const patient = { periodSeconds: 20, timeoutSeconds: 10, failureThreshold: 5 };
   switch (process) {
     case "api":
       return probeSet(
         { httpGet: { path: `${rt.apiRoot}api/v3/status/`, port: API_PORT } },
-        {
-          httpGet: { path: `${rt.apiRoot}api/v3/livez/`, port: API_PORT },
-          periodSeconds: 20,
-          timeoutSeconds: 10,
-          failureThreshold: 5,
-        },
+        livezIsDatabaseFree(rt.pulpcoreVersion)
+          ? { httpGet: { path: `${rt.apiRoot}api/v3/livez/`, port: API_PORT }, ...patient }
+          : { tcpSocket: { port: API_PORT }, ...patient },
         tuning,
       );
     case "content":
+      // The content app lists distributions at its prefix. (readyz.py picks its check from PID 1's command
+      // line, which after exec names neither pulp-api nor pulp-content, and so always passes.)
       return probeSet(
-        { exec: { command: ["/usr/bin/readyz.py", rt.contentPathPrefix] } },
+        { httpGet: { path: rt.contentPathPrefix, port: CONTENT_PORT } },
         { tcpSocket: { port: CONTENT_PORT }, periodSeconds: 20, timeoutSeconds: 5, failureThreshold: 5 },
         tuning,
       );

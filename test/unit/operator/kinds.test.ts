@@ -22,6 +22,7 @@ const EVERYTHING = [
     web: { enabled: true },
     redis: { enabled: true },
     cacheEnabled: true,
+    image: "quay.io/pulp/pulp-minimal:3.108.0", // the redis worker type needs it
     workerType: "redis",
     tokenAuth: true,
     ingress: { enabled: true, kind: "Ingress", host: "pulp.example.com", tlsSecretName: "pulp-tls" },

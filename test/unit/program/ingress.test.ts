@@ -1,4 +1,4 @@
-// Routing: without pulp-web, content paths go to pulp-content and the rest to pulp-api; with it, all to pulp-web.
+// Unit (Pulumi mocks). Routing: without pulp-web, content paths (and the registry's redirects) go to pulp-content and the rest to pulp-api; with it, all to pulp-web.
 import { MINIMAL } from "../helpers/configs";
 import { render } from "../helpers/render";
 
@@ -17,6 +17,7 @@ test("without pulp-web the Ingress splits content from api", async () => {
   expect(paths).toEqual([
     ["/pulp/content/", "pulp-content", 24816],
     ["/", "pulp-api", 24817],
+    ["/pulp/container/", "pulp-content", 24816],
   ]);
 });
 
@@ -33,6 +34,7 @@ test("on OpenShift, one Route per path", async () => {
   expect(routes.map((r) => [r.inputs.spec.path, r.inputs.spec.to.name])).toEqual([
     ["/pulp/content/", "pulp-content"],
     ["/", "pulp-api"],
+    ["/pulp/container/", "pulp-content"],
   ]);
   expect(run.ofType(INGRESS)).toHaveLength(0);
 });

@@ -85,6 +85,7 @@ test("nginx config carries the body-size limit and routes content to content", (
     contentPort: 24816,
     contentPathPrefix: "/pulp/content/",
     clientMaxBodySize: "10g",
+    listenIPv6: true,
   });
   expect(conf).toContain("client_max_body_size 10g;");
   expect(conf).toMatch(/location \/pulp\/content\/ \{\s+proxy_pass http:\/\/pulp-content;/);
