@@ -17,7 +17,7 @@ export default tseslint.config(
   {
     // Tests read back whatever the mocks recorded, and the stack commands whatever kubectl returns;
     // typing every Kubernetes object there buys nothing.
-    files: ["test/**/*.ts", "scripts/local/harness.ts", "scripts/stack/**/*.ts"],
+    files: ["test/**/*.ts", "testbed/harness.ts", "tools/stack/**/*.ts"],
     rules: { "@typescript-eslint/no-explicit-any": "off" },
   },
 );

@@ -1,19 +1,19 @@
-// In-cluster delivery on the embedded cluster with the real engine: `pulumi up` of the stacks/ program,
+// In-cluster delivery on the embedded cluster with the real engine: `pulumi up` of the delivery/ program,
 // the API server's verdict on the Stack CRs, SubjectAccessReviews of everything the workspace must and
 // must not do, and the real Pulp program installed and destroyed AS the workspace's ServiceAccount
-// (a kubeconfig that impersonates it). The operator itself cannot be built here (stacks/README.md).
+// (a kubeconfig that impersonates it). The operator itself cannot be built here (delivery/README.md).
 import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import * as yaml from "js-yaml";
-import { MANAGE_VERBS, PULP_KINDS, READ_OPERATE } from "../../components/operator/kinds";
-import { workspaceRules } from "../../components/operator/rbac";
-import { KUBECONFIG, REPO, STATE, stackLocks } from "../../scripts/local/environment";
-import { getJson, items, kubectl, kubectlTry, mustPulumi, pulumi } from "../../scripts/local/harness";
+import { MANAGE_VERBS, PULP_KINDS, READ_OPERATE } from "../../delivery/kinds";
+import { workspaceRules } from "../../delivery/rbac";
+import { KUBECONFIG, REPO, STATE, stackLocks } from "../../testbed/local/environment";
+import { getJson, items, kubectl, kubectlTry, mustPulumi, pulumi } from "../../testbed/harness";
 
 jest.setTimeout(20 * 60 * 1000);
 
-const STACK = "delivery-e2e"; // of the stacks/ program
+const STACK = "delivery-e2e"; // of the delivery/ program
 const PULP_STACK = "delivery-e2e-pulp"; // of the Pulp program, run as the workspace
 const PULP_NS = "pulp-deliv-e2e";
 const DELIVERY_NS = "pulp-deliv-e2e-delivery";
@@ -40,19 +40,19 @@ function writeYaml(file: string, config: Record<string, unknown>, extra: Record<
   fs.writeFileSync(file, yaml.dump({ config, ...extra }));
 }
 
-const stacksFile = path.join(REPO, "stacks", `Pulumi.${STACK}.yaml`);
+const stacksFile = path.join(REPO, "delivery", `Pulumi.${STACK}.yaml`);
 const pulpFile = path.join(REPO, `Pulumi.${PULP_STACK}.yaml`);
 
 beforeAll(
   () => {
-    execFileSync("bash", [path.join(REPO, "scripts/cluster/cluster.sh"), "up"], { stdio: "inherit" });
+    execFileSync("bash", [path.join(REPO, "testbed/cluster/cluster.sh"), "up"], { stdio: "inherit" });
     // What an interrupted run left: stale locks, both stacks, the namespaces (kept on delete by design).
     for (const lock of [...stackLocks(STACK, "pulp-delivery"), ...stackLocks(PULP_STACK)].filter(
       (l) => l.stale,
     )) {
       fs.rmSync(lock.file);
     }
-    pulumi(STACK, ["stack", "rm", "--force", "--yes"], undefined, "stacks");
+    pulumi(STACK, ["stack", "rm", "--force", "--yes"], undefined, "delivery");
     pulumi(PULP_STACK, ["stack", "rm", "--force", "--yes"]);
     for (const ns of [PULP_NS, DELIVERY_NS]) kubectlTry(["delete", "namespace", ns, "--wait=true"]);
     // Cluster-scoped leftovers: deleting the namespaces does not take them along.
@@ -61,15 +61,15 @@ beforeAll(
       stacksFile,
       Object.fromEntries(Object.entries(DELIVERY_CONFIG).map(([k, v]) => [`delivery:${k}`, v])),
     );
-    mustPulumi(STACK, ["stack", "init"], "stacks");
+    mustPulumi(STACK, ["stack", "init"], "delivery");
   },
   10 * 60 * 1000,
 );
 
 afterAll(() => {
   process.stdout.write(`delivery e2e timings (s): ${JSON.stringify(timings)}\n`);
-  pulumi(STACK, ["destroy", "--yes", "--skip-preview"], undefined, "stacks");
-  pulumi(STACK, ["stack", "rm", "--force", "--yes"], undefined, "stacks");
+  pulumi(STACK, ["destroy", "--yes", "--skip-preview"], undefined, "delivery");
+  pulumi(STACK, ["stack", "rm", "--force", "--yes"], undefined, "delivery");
   pulumi(PULP_STACK, ["stack", "rm", "--force", "--yes"]);
   for (const f of [stacksFile, pulpFile, path.join(STATE, "cluster", "kubeconfig-workspace")])
     fs.rmSync(f, { force: true });
@@ -77,8 +77,8 @@ afterAll(() => {
   kubectlTry(["delete", "clusterrolebindings,clusterroles", "-l", `app.kubernetes.io/instance=${CR}`]);
 });
 
-test("`pulumi up` of stacks/ creates the namespaces, the workspace RBAC and both Stack CRs", () => {
-  const run = mustPulumi(STACK, ["up", "--yes", "--skip-preview"], "stacks");
+test("`pulumi up` of delivery/ creates the namespaces, the workspace RBAC and both Stack CRs", () => {
+  const run = mustPulumi(STACK, ["up", "--yes", "--skip-preview"], "delivery");
   timings.deliveryUp = run.seconds;
 
   for (const ns of [PULP_NS, DELIVERY_NS]) {
@@ -114,7 +114,7 @@ test("`pulumi up` of stacks/ creates the namespaces, the workspace RBAC and both
   expect(preview.spec).toMatchObject({ preview: true, branch: "delivery" });
 
   // A second up changes nothing.
-  expect(pulumi(STACK, ["preview", "--expect-no-changes"], undefined, "stacks").code).toBe(0);
+  expect(pulumi(STACK, ["preview", "--expect-no-changes"], undefined, "delivery").code).toBe(0);
 });
 
 test("the API server refuses the seed's spec.pulumiLogLevel and a name over 42 characters, and takes ours", () => {
@@ -358,7 +358,7 @@ test("the real Pulp program installs, upgrades across a floor and destroys as th
 test("delivery:readStorageClasses adds exactly `get storageclasses`, cluster-wide, and nothing else", () => {
   const config = yaml.load(fs.readFileSync(stacksFile, "utf8")) as { config: Record<string, unknown> };
   writeYaml(stacksFile, { ...config.config, "delivery:readStorageClasses": true });
-  const run = mustPulumi(STACK, ["up", "--yes", "--skip-preview"], "stacks");
+  const run = mustPulumi(STACK, ["up", "--yes", "--skip-preview"], "delivery");
   expect(run.stdout).toMatch(/\+ 2 created/);
   expect(
     review([

@@ -1,7 +1,7 @@
 // The scheduled drift check's command (.github/workflows/drift.yml: preview, refresh, expect no changes)
 // on the real engine: quiet right after an install, failing once the cluster is changed by hand, which a
 // plain `pulumi up` does not notice.
-import { dropStack, freshStack, getJson, kubectl, mustPulumi, pulumi } from "../../scripts/local/harness";
+import { dropStack, freshStack, getJson, kubectl, mustPulumi, pulumi } from "../../testbed/harness";
 
 jest.setTimeout(20 * 60 * 1000);
 

@@ -2,7 +2,7 @@
 // replicas change, preview JSON, destroy. Ordered: each test builds on the state the previous one left.
 import * as fs from "fs";
 import * as path from "path";
-import { STATE } from "../../scripts/local/environment";
+import { STATE } from "../../testbed/local/environment";
 import {
   dropStack,
   failingMigration,
@@ -15,8 +15,8 @@ import {
   mustPulumi,
   pulumi,
   writeStackConfig,
-} from "../../scripts/local/harness";
-import { startSampler } from "../../scripts/bench/sampler";
+} from "../../testbed/harness";
+import { startSampler } from "../../testbed/bench/sampler";
 
 // Each test runs the real CLI against the cluster; an update can take minutes on a busy machine.
 jest.setTimeout(20 * 60 * 1000);
@@ -177,7 +177,7 @@ test("a failed migration fails `up` and changes no Deployment; the next `up` aft
   const current = { ...BASE, contentOrigin: "http://pulp-e2e.localhost:8080", api: { replicas: 3 } };
   const release = "quay.io/pulp/pulp-minimal:3.85.1";
   const before = revisions(NS);
-  // The test bed's pod-fail stage (scripts/cluster/stages) makes this Job's pod exit 1.
+  // The test bed's pod-fail stage (testbed/cluster/stages) makes this Job's pod exit 1.
   writeStackConfig(STACK, {
     ...current,
     image: release,

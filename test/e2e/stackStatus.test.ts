@@ -1,13 +1,13 @@
 // `npm run stack -- status|retry` against the embedded cluster's API server: for each known failure a
 // Stack CR whose status (written through the status subresource, as the operator writes it), Events,
 // workspace Pod and Update objects show it; the command must name the cause and the fix. No operator
-// runs here (stacks/README.md): these objects stand where its reconcile would leave them.
+// runs here (delivery/README.md): these objects stand where its reconcile would leave them.
 import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
-import { KNOWN_FAILURES } from "../../scripts/stack/failures";
-import { KUBECONFIG, REPO } from "../../scripts/local/environment";
-import { getJson, kubectl, kubectlTry } from "../../scripts/local/harness";
+import { KNOWN_FAILURES } from "../../tools/stack/failures";
+import { KUBECONFIG, REPO } from "../../testbed/local/environment";
+import { getJson, kubectl, kubectlTry } from "../../testbed/harness";
 
 jest.setTimeout(10 * 60 * 1000);
 
@@ -18,7 +18,7 @@ const T = () => new Date().toISOString().replace(/\.\d+Z$/, "Z");
 function stackCommand(args: string[], kubeconfig = KUBECONFIG) {
   const r = spawnSync(
     path.join(REPO, "node_modules/.bin/ts-node"),
-    ["-T", path.join(REPO, "scripts/stack/main.ts"), ...args],
+    ["-T", path.join(REPO, "tools/stack/main.ts"), ...args],
     {
       cwd: REPO,
       encoding: "utf8",
@@ -152,7 +152,7 @@ const STAGES: Record<string, Stage> = {
     status: failedStatus(
       'deployments.apps "pulp-api" is forbidden: User "system:serviceaccount:pulp-status-e2e:pulp-workspace" cannot patch resource "deployments" in API group "apps" in the namespace "pulp"',
     ),
-    expect: { fix: /components\/operator\/kinds\.ts/ },
+    expect: { fix: /delivery\/kinds\.ts/ },
   },
   "pulp-config": {
     status: failedStatus(
@@ -359,7 +359,7 @@ function stage(id: string, s: Stage): string {
 
 beforeAll(
   () => {
-    spawnSync("bash", [path.join(REPO, "scripts/cluster/cluster.sh"), "up"], { stdio: "inherit" });
+    spawnSync("bash", [path.join(REPO, "testbed/cluster/cluster.sh"), "up"], { stdio: "inherit" });
     kubectlTry(["delete", "namespace", NS, "--wait=true"]);
     kubectl(["create", "namespace", NS]);
     kubectl(["label", "namespace", NS, "pod-security.kubernetes.io/enforce=restricted"]);

@@ -3,7 +3,7 @@
 // maintenance switch. Ordered: each test starts from the state the previous one left.
 import * as fs from "fs";
 import * as path from "path";
-import { STATE } from "../../scripts/local/environment";
+import { STATE } from "../../testbed/local/environment";
 import {
   dropStack,
   failingMigration,
@@ -15,8 +15,8 @@ import {
   readiness,
   revisions,
   writeStackConfig,
-} from "../../scripts/local/harness";
-import { rolloutOrder, startSampler } from "../../scripts/bench/sampler";
+} from "../../testbed/harness";
+import { rolloutOrder, startSampler } from "../../testbed/bench/sampler";
 import { HEARTBEAT_TTL_SECONDS } from "../../components/upgrade/plan";
 
 jest.setTimeout(20 * 60 * 1000);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Smoke test of the local cluster (run scripts/cluster/cluster.sh up first): PodSecurity admission,
+# Smoke test of the local cluster (run testbed/cluster/cluster.sh up first): PodSecurity admission,
 # scheduling onto kwok nodes, hostpath storage, workload controllers, and the stand-in CNPG/CDI
 # controllers. One line per check; stops at the first failure and shows what it saw.
 set -euo pipefail
@@ -8,8 +8,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../../.." && pwd)
 STATE=$(realpath -m "${PULP_STATE_DIR:-$REPO/.state}")
 KCFG=$STATE/cluster/kubeconfig
-BIN=$(bash "$REPO/scripts/toolchain.sh" --print)
-[[ -f "$KCFG" ]] || { echo "smoke: no cluster ($KCFG missing); run: bash scripts/cluster/cluster.sh up" >&2; exit 1; }
+BIN=$(bash "$REPO/testbed/toolchain.sh" --print)
+[[ -f "$KCFG" ]] || { echo "smoke: no cluster ($KCFG missing); run: bash testbed/cluster/cluster.sh up" >&2; exit 1; }
 k() { "$BIN/kubectl" --kubeconfig "$KCFG" --cache-dir "$STATE/cluster/kubectl-cache" "$@"; }
 
 NS=smoke-$$-$RANDOM

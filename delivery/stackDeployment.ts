@@ -1,0 +1,89 @@
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { POD_SECURITY_LABELS } from "../components/namespace/namespace";
+import { DeliveryConfig } from "./config";
+import { WorkspaceAccess } from "./rbac";
+import { STACK_API_VERSION, stackSpec, stackVariants } from "./stackSpec";
+
+export interface StackDeploymentArgs {
+  /** Validated, from `loadDeliveryConfig` or `parseDeliveryConfig`. */
+  config: DeliveryConfig;
+}
+
+/**
+ * In-cluster delivery of the Pulp program by the Pulumi Kubernetes Operator v2: the Pulp namespace (so
+ * the workspace needs no cluster-scoped grant), a delivery namespace for the Stack CRs and workspace
+ * pods, the workspace's least-privilege RBAC, the Stack, and optionally a preview-only Stack.
+ *
+ * Two namespaces because the workspace may read every Secret in the Pulp namespace (the program creates
+ * them), while the delivery namespace holds the state backend URL and the secrets passphrase: the Pulp
+ * program must not be able to read those, and a Pulp-namespace admin must not be able to edit the Stack.
+ */
+export class StackDeployment extends pulumi.ComponentResource {
+  readonly pulpNamespace: pulumi.Output<string>;
+  readonly deliveryNamespace: pulumi.Output<string>;
+  readonly serviceAccountName: pulumi.Output<string>;
+  readonly stackNames: string[];
+
+  constructor(name: string, args: StackDeploymentArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("pulp:operator:StackDeployment", name, {}, opts);
+    const { config } = args;
+    const child = { parent: this };
+    const labels = {
+      "app.kubernetes.io/name": "pulp-delivery",
+      "app.kubernetes.io/instance": config.stackName,
+      "app.kubernetes.io/managed-by": "pulumi",
+    };
+
+    const namespace = (suffix: string, nsName: string, component: string) =>
+      new k8s.core.v1.Namespace(
+        `${name}-${suffix}`,
+        {
+          metadata: {
+            name: nsName,
+            labels: { ...labels, "app.kubernetes.io/component": component, ...POD_SECURITY_LABELS },
+          },
+        },
+        // Deleting a namespace deletes everything in it: Pulp's volumes, the backend Secrets.
+        { ...child, retainOnDelete: true },
+      );
+    const pulpNs = namespace("pulp-namespace", config.pulpNamespace, "pulp");
+    const deliveryNs = namespace("delivery-namespace", config.deliveryNamespace, "delivery");
+    this.pulpNamespace = pulpNs.metadata.name;
+    this.deliveryNamespace = deliveryNs.metadata.name;
+
+    const access = new WorkspaceAccess(
+      `${name}-workspace`,
+      {
+        deliveryNamespace: this.deliveryNamespace,
+        pulpNamespace: this.pulpNamespace,
+        serviceAccountName: `${config.stackName}-workspace`,
+        readStorageClasses: config.readStorageClasses,
+        labels,
+      },
+      child,
+    );
+    this.serviceAccountName = access.serviceAccountName;
+
+    this.stackNames = [];
+    for (const variant of stackVariants(config)) {
+      const cr = stackSpec(config, variant, `${config.stackName}-workspace`, {
+        ...labels,
+        "app.kubernetes.io/component": variant.preview ? "preview" : "stack",
+      });
+      new k8s.apiextensions.CustomResource(
+        `${name}-${variant.preview ? "preview" : "stack"}`,
+        { apiVersion: STACK_API_VERSION, kind: "Stack", metadata: cr.metadata, spec: cr.spec },
+        // The operator starts the workspace at once: its permissions must exist first.
+        { ...child, dependsOn: [access] },
+      );
+      this.stackNames.push(variant.name);
+    }
+    this.registerOutputs({
+      pulpNamespace: this.pulpNamespace,
+      deliveryNamespace: this.deliveryNamespace,
+      serviceAccountName: this.serviceAccountName,
+      stackNames: this.stackNames,
+    });
+  }
+}

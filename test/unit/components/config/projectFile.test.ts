@@ -1,0 +1,51 @@
+// Pulumi.yaml declares every top-level key the schema knows, with the schema's own defaults, so
+// `pulumi config` shows a person what they get; and the committed dev stack is valid.
+import * as fs from "fs";
+import * as path from "path";
+import * as yaml from "js-yaml";
+import { parseConfig } from "../../../../components/config/parse";
+import { SECRET_NAMES } from "../../../../components/config/rules";
+import { configSchema } from "../../../../components/config/schema";
+import { MINIMAL, rawOf, REPO, stackConfig } from "../../helpers/configs";
+
+const project = yaml.load(fs.readFileSync(path.join(REPO, "Pulumi.yaml"), "utf8")) as {
+  name: string;
+  config: Record<string, { type?: string; description?: string; default?: unknown; secret?: boolean }>;
+};
+
+test("the project is pulp on nodejs", () => {
+  expect(project.name).toBe("pulp");
+});
+
+test("every schema key is declared with a type and a description; secrets are not declared", () => {
+  const schemaKeys = Object.keys(configSchema.shape);
+  expect(Object.keys(project.config).sort()).toEqual([...schemaKeys].sort());
+  for (const [key, decl] of Object.entries(project.config)) {
+    expect({ key, type: typeof decl.type, description: typeof decl.description }).toEqual({
+      key,
+      type: "string",
+      description: "string",
+    });
+  }
+  for (const name of SECRET_NAMES) expect(project.config[name]).toBeUndefined();
+});
+
+test("only the keys every stack must choose have no default", () => {
+  const required = Object.entries(project.config)
+    .filter(([, d]) => d.default === undefined)
+    .map(([k]) => k);
+  expect(required.sort()).toEqual(["contentOrigin", "database"]);
+});
+
+test("each declared default means the same as leaving the key to the schema", () => {
+  const bySchema = parseConfig(MINIMAL) as unknown as Record<string, unknown>;
+  for (const [key, decl] of Object.entries(project.config)) {
+    if (decl.default === undefined) continue;
+    const byProject = parseConfig({ ...MINIMAL, [key]: decl.default }) as unknown as Record<string, unknown>;
+    expect({ key, value: byProject[key] }).toEqual({ key, value: bySchema[key] });
+  }
+});
+
+test("the dev stack config is valid", () => {
+  expect(() => parseConfig(rawOf(stackConfig("dev")))).not.toThrow();
+});

@@ -1,0 +1,44 @@
+// Unit (Pulumi mocks). Routing: without pulp-web, content paths (and the registry's redirects) go to pulp-content and the rest to pulp-api; with it, all to pulp-web.
+import { MINIMAL } from "../../helpers/configs";
+import { render } from "../../helpers/render";
+
+const INGRESS = "kubernetes:networking.k8s.io/v1:Ingress";
+const ingress = { enabled: true, host: "pulp.example.com", className: "nginx", tlsSecretName: "pulp-tls" };
+
+test("without pulp-web the Ingress splits content from api", async () => {
+  const [ing] = (await render({ ...MINIMAL, ingress })).ofType(INGRESS);
+  expect(ing.inputs.spec.ingressClassName).toBe("nginx");
+  expect(ing.inputs.spec.tls).toEqual([{ hosts: ["pulp.example.com"], secretName: "pulp-tls" }]);
+  const paths = ing.inputs.spec.rules[0].http.paths.map((p: any) => [
+    p.path,
+    p.backend.service.name,
+    p.backend.service.port.number,
+  ]);
+  expect(paths).toEqual([
+    ["/pulp/content/", "pulp-content", 24816],
+    ["/", "pulp-api", 24817],
+    ["/pulp/container/", "pulp-content", 24816],
+  ]);
+});
+
+test("with pulp-web every path goes through it", async () => {
+  const [ing] = (await render({ ...MINIMAL, ingress, web: { enabled: true } })).ofType(INGRESS);
+  expect(ing.inputs.spec.rules[0].http.paths.map((p: any) => [p.path, p.backend.service.name])).toEqual([
+    ["/", "pulp-web"],
+  ]);
+});
+
+test("on OpenShift, one Route per path", async () => {
+  const run = await render({ ...MINIMAL, ingress: { ...ingress, kind: "Route" } });
+  const routes = run.ofType("kubernetes:route.openshift.io/v1:Route");
+  expect(routes.map((r) => [r.inputs.spec.path, r.inputs.spec.to.name])).toEqual([
+    ["/pulp/content/", "pulp-content"],
+    ["/", "pulp-api"],
+    ["/pulp/container/", "pulp-content"],
+  ]);
+  expect(run.ofType(INGRESS)).toHaveLength(0);
+});
+
+test("no ingress unless enabled", async () => {
+  expect((await render(MINIMAL)).ofType(INGRESS)).toHaveLength(0);
+});

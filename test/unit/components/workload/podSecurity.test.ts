@@ -1,0 +1,58 @@
+// Every pod the install makes passes Pod Security "restricted". The API server's own admission is
+// checked end to end (test/e2e); this pins the specs down without a cluster.
+import { restricted, restrictedViolations } from "../../../../components/workload/podSecurity";
+import { MINIMAL } from "../../helpers/configs";
+import { podSpecs, render } from "../../helpers/render";
+
+test.each([
+  ["minimal", MINIMAL],
+  ["everything enabled", { ...MINIMAL, web: { enabled: true }, redis: { enabled: true }, tokenAuth: true }],
+])("every pod spec passes the restricted profile (%s)", async (_label, raw) => {
+  const specs = podSpecs(await render(raw));
+  expect(specs.length).toBeGreaterThanOrEqual(4);
+  for (const [name, spec] of specs) {
+    expect({ name, violations: restrictedViolations(spec) }).toEqual({ name, violations: [] });
+  }
+});
+
+test("Pulp pods run as uid/gid 700 with fsGroup 700", async () => {
+  for (const [name, spec] of podSpecs(await render(MINIMAL))) {
+    expect({ name, ctx: spec.securityContext }).toMatchObject({
+      name,
+      ctx: { runAsUser: 700, runAsGroup: 700, fsGroup: 700, runAsNonRoot: true },
+    });
+  }
+});
+
+test("the checker catches what the API server would reject", () => {
+  const bad = {
+    hostNetwork: true,
+    containers: [{ name: "c", securityContext: { privileged: true, capabilities: { add: ["SYS_ADMIN"] } } }],
+    volumes: [{ name: "h", hostPath: { path: "/" } }],
+  };
+  expect(restrictedViolations(bad)).toEqual(
+    expect.arrayContaining([
+      "host namespaces",
+      "volume h of type hostPath",
+      "container c: privileged",
+      "container c: allowPrivilegeEscalation != false",
+      "container c: capabilities.drop lacks ALL",
+      "container c: adds capability SYS_ADMIN",
+      "container c: runAsNonRoot != true",
+      "container c: seccompProfile not set",
+    ]),
+  );
+  expect(
+    restrictedViolations(restricted({ containers: [{ name: "c" }] }) as unknown as Record<string, unknown>),
+  ).toEqual([]);
+});
+
+test("podSpecOverrides reach the pod spec without dropping the security context", async () => {
+  const run = await render({
+    ...MINIMAL,
+    api: { podSpecOverrides: { priorityClassName: "pulp-high", nodeSelector: { pool: "infra" } } },
+  });
+  const [, api] = podSpecs(run).find(([name]) => name === "Deployment pulp-api")!;
+  expect(api).toMatchObject({ priorityClassName: "pulp-high", nodeSelector: { pool: "infra" } });
+  expect(restrictedViolations(api)).toEqual([]);
+});

@@ -1,0 +1,402 @@
+// The plan summary on previews the real engine printed (test/fixtures/preview/, `npm run plan:fixtures`):
+// what each pull-request change would do, as the report states it.
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { analyze, dataHeld } from "../../../../tools/plan/analyze";
+import { BASE_SECRETS, CANARIES, CASES, DRIFT_CASE } from "../../../../testbed/fixtures/cases";
+import { parsePreview, UnreadablePreview } from "../../../../tools/plan/previewJson";
+import { MARKER, render } from "../../../../tools/plan/render";
+import { main, summarize } from "../../../../tools/plan/summary";
+
+const DIR = path.join(__dirname, "../../../fixtures/preview");
+const text = (name: string) => fs.readFileSync(path.join(DIR, `${name}.json`), "utf8");
+const facts = (name: string) => analyze(parsePreview(text(name)));
+const report = (name: string) => render(facts(name));
+const captured = JSON.parse(fs.readFileSync(path.join(DIR, "cases.json"), "utf8")) as {
+  name: string;
+  exitCode: number;
+}[];
+const PULP = ["pulp-api", "pulp-content", "pulp-worker"];
+
+test("every case of the capture script has a fixture, and a failed preview is one the CLI exited non-zero for", () => {
+  expect(captured.map((c) => c.name)).toEqual(["install", ...CASES.map((c) => c.name), DRIFT_CASE.name]);
+  for (const c of captured) {
+    expect({ case: c.name, failed: facts(c.name).failed }).toEqual({
+      case: c.name,
+      failed: c.exitCode !== 0,
+    });
+  }
+});
+
+test("the first line is one machine-readable comment, for every fixture", () => {
+  for (const { name } of captured) {
+    expect(report(name).split("\n")[0]).toMatch(
+      new RegExp(
+        `^<!-- ${MARKER} preview=(ok|failed) data-risk=\\d+ refused=\\d+ rolls=\\d+ migration=(yes|no) upgrade=[a-z-]+ downtime=(yes|no) -->$`,
+      ),
+    );
+  }
+});
+
+test("no-op: nothing rolls, no migration, nothing at risk", () => {
+  const a = facts("no-op");
+  expect(a).toMatchObject({ failed: false, dataRisks: [], rolls: [], scales: [], migration: undefined });
+  expect(report("no-op")).toContain("## Pulp preview: no changes");
+});
+
+test("first install: an install plan, creations only, no data at risk", () => {
+  const a = facts("install");
+  expect(a.upgrade).toMatchObject({ kind: "install", text: "install pulpcore 3.85.0" });
+  expect(a.dataRisks).toEqual([]);
+  expect(a.rolls.map((r) => r.op)).toEqual(a.rolls.map(() => "create"));
+  expect(report("install").split("\n")[0]).toContain(" rolls=0 migration=yes upgrade=install ");
+  // Components only group their children; the children are listed, the components are not.
+  expect(a.otherChanges).not.toContain("create Pulp pulp");
+  expect(a.otherChanges).toContain("create PersistentVolumeClaim pulp-artifacts");
+});
+
+test("settings change: api, content and worker roll for the config hash, and a migration Job runs", () => {
+  const a = facts("settings-change");
+  expect(a.rolls.map((r) => r.name).sort()).toEqual(PULP);
+  for (const r of a.rolls) expect(r).toMatchObject({ op: "update", config: true, images: [], other: [] });
+  expect(a.scales).toEqual([]);
+  expect(a.migration?.job).toMatch(/^pulp-migrate-[0-9a-f]{8}$/);
+  expect(a.migration?.replaces).toMatch(/^pulp-migrate-[0-9a-f]{8}$/);
+  expect(a.dataRisks).toEqual([]);
+  expect(report("settings-change")).toContain(
+    "- `pulp-api`: configuration changed (config-hash: settings.py, secrets or nginx.conf)",
+  );
+});
+
+test("nginx change: only pulp-web rolls (its ConfigMap is content-named), no migration", () => {
+  const a = facts("web-nginx-change");
+  expect(a.rolls).toEqual([{ name: "pulp-web", op: "update", images: [], config: true, other: [] }]);
+  expect(a.migration).toBeUndefined();
+  expect(a.otherChanges).toEqual([expect.stringMatching(/^replace ConfigMap pulp-web-[0-9a-f]+$/)]);
+  expect(report("web-nginx-change")).toContain("No migration Job runs.");
+});
+
+test("replicas only: pulp-api scales 2 -> 3 without new pods, no migration", () => {
+  const a = facts("replicas-only");
+  expect(a.rolls).toEqual([]);
+  expect(a.scales).toEqual([{ name: "pulp-api", changes: ["spec.replicas 2 -> 3"] }]);
+  expect(a.migration).toBeUndefined();
+  expect(report("replicas-only")).toContain(
+    "Updated without new pods:\n\n- `pulp-api`: `spec.replicas 2 -> 3`",
+  );
+});
+
+test("rolling upgrade 3.85.0 -> 3.85.1: the Pulp Deployments roll for the image, web and redis do not; labels on data are in place", () => {
+  const a = facts("rolling-upgrade");
+  expect(a.upgrade).toMatchObject({ kind: "rolling" });
+  expect(a.upgrade?.text).toMatch(/^upgrade 3.85.0 -> 3.85.1: migrate while 3.85.0 serves/);
+  expect(a.rolls.map((r) => r.name).sort()).toEqual(PULP);
+  for (const r of a.rolls) {
+    expect(r).toMatchObject({
+      config: false,
+      other: [],
+      images: ["quay.io/pulp/pulp-minimal:3.85.0 -> quay.io/pulp/pulp-minimal:3.85.1"],
+    });
+  }
+  expect(a.migration).toBeDefined();
+  // The version label changes on the PVC, the database and the keys: an update in place, not a risk.
+  expect(a.dataRisks).toEqual([]);
+  expect(a.dataUpdates.map((u) => u.kind)).toEqual(
+    expect.arrayContaining(["PersistentVolumeClaim", "Cluster", "DataVolume", "Namespace", "Secret"]),
+  );
+  expect(report("rolling-upgrade")).toContain("Rolling, no downtime");
+});
+
+test("an upgrade across a RequireVersion floor (3.85.0 -> 3.87.0): the StopTheWorld step, as downtime in plain words", () => {
+  const a = facts("stop-the-world");
+  expect(a.failed).toBe(false);
+  expect(a.upgrade).toMatchObject({
+    kind: "stop-the-world",
+    stopTheWorld: {
+      from: "3.85.0",
+      to: "3.87.0",
+      floor: "3.87.0",
+      migrations: "core 0143, 0144",
+      heartbeatTtlSeconds: 120,
+      namespace: "pulp-fixtures",
+      deployments: PULP,
+      podsGoneTimeoutSeconds: 660,
+      startupBudgetSeconds: 600,
+    },
+  });
+  // The program's own warning, without its severity prefix.
+  expect(a.upgrade?.text).toMatch(/^upgrade 3.85.0 -> 3.87.0 NEEDS DOWNTIME/);
+  expect(a.rolls.map((r) => r.name).sort()).toEqual(PULP);
+  expect(a.migration).toBeDefined();
+  expect(a.otherChanges.filter((c) => /stop-the-world/.test(c))).toEqual([]);
+  const md = report("stop-the-world");
+  expect(md.split("\n")[0]).toContain(" upgrade=stop-the-world downtime=yes ");
+  expect(md).toContain("## Pulp preview: upgrade with downtime");
+  expect(md).toContain(
+    "**Downtime.** Upgrading pulpcore 3.85.0 -> 3.87.0 crosses the RequireVersion floor 3.87.0: migrations core 0143, 0144",
+  );
+  expect(md).toContain(
+    "This update stops `pulp-api`, `pulp-content`, `pulp-worker` in `pulp-fixtures`, waits until their pods are gone and 120 s more",
+  );
+  expect(md).toContain(
+    "Expected downtime: about the old pods' shutdown (running tasks finish first; up to 660 s) + 120 s (heartbeat TTL) + the migration Job's run time + the pods' start-up",
+  );
+  expect(md).toContain("The startup probes give the new pods up to 600 s to become ready.");
+  expect(md).toContain("New pods, started after the stop (the old ones are already gone):");
+  expect(md).not.toContain("a rolling update");
+});
+
+test("a downgrade to an older minor release: refused by the program, nothing changes, its message quoted once", () => {
+  const a = facts("downgrade-refused");
+  expect(a.failed).toBe(true);
+  expect(a.upgrade?.kind).toBe("refused");
+  expect(a.upgrade?.text).toMatch(
+    /3.85.0 is deployed and the config asks for 3.84.0: Pulp's database migrations do not run backwards/,
+  );
+  expect(a.rolls).toEqual([]);
+  const md = report("downgrade-refused");
+  expect(md).toContain("**Refused by the program.** Nothing was changed:");
+  expect(md.match(/do not run backwards/g)).toHaveLength(1); // the engine repeats the error; the report does not
+});
+
+const risks = (name: string) =>
+  facts(name).dataRisks.map((r) => ({ kind: r.kind, name: r.name, op: r.op, refused: r.refusals }));
+const PROTECTED = expect.stringMatching(/^refused: the resource is protected/);
+
+test("a new storage class for the artifacts PVC: a replacement, refused (protected, and immutable for the API server)", () => {
+  expect(risks("pvc-storage-class")).toEqual([
+    {
+      kind: "PersistentVolumeClaim",
+      name: "pulp-artifacts",
+      op: "replace",
+      refused: [
+        PROTECTED,
+        expect.stringMatching(/^refused by the Kubernetes API server: spec: Forbidden: spec is immutable/),
+      ],
+    },
+  ]);
+  expect(facts("pvc-storage-class").dataRisks[0].reasons).toEqual(["spec.storageClassName"]);
+});
+
+test("shrinking the PVC: an in-place update the API server refuses", () => {
+  expect(risks("pvc-shrink")).toEqual([
+    {
+      kind: "PersistentVolumeClaim",
+      name: "pulp-artifacts",
+      op: "update",
+      refused: [
+        "refused by the Kubernetes API server: spec.resources.requests.storage: Forbidden: field can not be less than status.capacity",
+      ],
+    },
+  ]);
+});
+
+test("CloudNativePG -> external database: the Cluster's deletion is refused; the settings change would roll", () => {
+  expect(risks("database-external")).toEqual([
+    { kind: "Cluster", name: "pulp-db", op: "delete", refused: [PROTECTED] },
+  ]);
+  expect(
+    facts("database-external")
+      .rolls.map((r) => r.name)
+      .sort(),
+  ).toEqual(PULP);
+});
+
+test("a supplied secretKey after install: replacing the key Secret and its generated value is refused", () => {
+  expect(risks("secret-key-supplied")).toEqual([
+    { kind: "Secret", name: "pulp-secret-key", op: "replace", refused: [PROTECTED] },
+    { kind: "GeneratedSecret", name: "pulp-secrets-secret-key", op: "delete", refused: [PROTECTED] },
+  ]);
+});
+
+test("a removed DataVolume: its deletion is refused", () => {
+  expect(risks("datavolume-removed")).toEqual([
+    { kind: "DataVolume", name: "seed-dump", op: "delete", refused: [PROTECTED] },
+  ]);
+});
+
+test("a new namespace: every data holder would be replaced; the Namespace itself is not protected and says so", () => {
+  const found = risks("namespace-change");
+  expect(found.map((r) => `${r.kind} ${r.name}`).sort()).toEqual([
+    "Cluster pulp-db",
+    "DataVolume seed-dump",
+    "Namespace pulp-fixtures-moved",
+    "PersistentVolumeClaim pulp-artifacts",
+    "Secret pulp-admin-password",
+    "Secret pulp-db-fields-encryption",
+    "Secret pulp-secret-key",
+  ]);
+  expect(found.find((r) => r.kind === "Namespace")?.refused).toEqual([]);
+  for (const r of found.filter((r) => r.kind !== "Namespace")) expect(r.refused).toEqual([PROTECTED]);
+  const md = report("namespace-change");
+  expect(md).toContain("Namespace `pulp-fixtures` -> `pulp-fixtures-moved` would be **replaced**");
+  expect(md).toContain("**not protected**: only the other refusals in this preview stop it");
+  // Replaced Deployments are not a rolling update, and the report does not call them one.
+  expect(md).not.toContain("New pods (a rolling update");
+});
+
+test("drift (pulp-api scaled by hand, preview --refresh): the scale back is shown, refreshes are no change", () => {
+  const a = facts("drift-replicas");
+  // pulumi.com/patchForce on the Pulp Deployments: the apply takes spec.replicas back, no conflict.
+  expect(a).toMatchObject({ failed: false, resourceErrors: [], rolls: [], otherChanges: [] });
+  expect(a.scales).toEqual([{ name: "pulp-api", changes: ["spec.replicas 5 -> 2"] }]);
+});
+
+test("an error on a resource that holds no data is named with its reason", () => {
+  const preview = parsePreview(text("replicas-only"));
+  const urn = preview.steps.find((s) => s.urn.endsWith("Deployment::pulp-api"))!.urn;
+  preview.diagnostics.push({
+    urn,
+    severity: "error",
+    message:
+      'error: Preview failed: Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using apps/v1: .spec.replicas\n',
+  });
+  const a = analyze(preview);
+  expect(a.resourceErrors).toEqual([
+    {
+      kind: "Deployment",
+      name: "pulp-api",
+      urn,
+      reasons: [
+        'refused by the Kubernetes API server: a field was changed outside Pulumi (server-side apply conflict with "kubectl" with subresource "scale" using apps/v1: .spec.replicas)',
+      ],
+    },
+  ]);
+  expect(render(a)).toContain(
+    "**The preview failed on:**\n\n- Deployment `pulp-api`: refused by the Kubernetes API server",
+  );
+});
+
+test("data at risk is flagged before anything else in the report", () => {
+  for (const name of [
+    "pvc-storage-class",
+    "pvc-shrink",
+    "database-external",
+    "datavolume-removed",
+    "namespace-change",
+    "secret-key-supplied",
+  ]) {
+    const lines = report(name).split("\n");
+    expect({ name, third: lines[3] }).toEqual({ name, third: "> [!CAUTION]" });
+  }
+});
+
+test("no fixture holds a secret: no config canary, and every Secret's data shows as [secret]", () => {
+  for (const { name } of captured) {
+    const raw = text(name);
+    for (const value of Object.values(CANARIES))
+      expect({ name, leaked: raw.includes(value) }).toEqual({ name, leaked: false });
+    const preview = parsePreview(raw);
+    for (const step of preview.steps.filter((s) => s.urn.includes("kubernetes:core/v1:Secret::"))) {
+      for (const st of [step.oldState, step.newState]) {
+        for (const key of ["data", "stringData"]) {
+          const value = st?.inputs?.[key];
+          if (value !== undefined)
+            expect({ name, urn: step.urn, key, value }).toEqual({
+              name,
+              urn: step.urn,
+              key,
+              value: "[secret]",
+            });
+        }
+      }
+    }
+    for (const step of preview.steps.filter((s) => s.urn.includes("pulp:upgrade:StopTheWorld$"))) {
+      expect({ name, kube: step.newState?.inputs?.kube }).toEqual({ name, kube: "[secret]" });
+    }
+    const config = (JSON.parse(raw) as { config: Record<string, string> }).config;
+    for (const key of BASE_SECRETS) expect(config[`pulp:${key}`]).toBe("[secret]");
+  }
+});
+
+describe("input and exit codes", () => {
+  test("unreadable input is the only error", () => {
+    expect(() => parsePreview("")).toThrow(UnreadablePreview);
+    expect(() => parsePreview("[1]")).toThrow(/not a JSON object/);
+    expect(() => parsePreview('{"config": {}}')).toThrow(/neither `steps` nor `diagnostics`/);
+    expect(() => parsePreview('{"steps": [{"op": "create"}]}')).toThrow(/steps\[0\] has no op and urn/);
+    expect(() => parsePreview('{"diagnostics": "x"}')).toThrow(/must be arrays/);
+  });
+
+  test("risk alone exits 0; --fail-on-data-loss makes it 2", () => {
+    expect(summarize(text("pvc-storage-class"), false).code).toBe(0);
+    expect(summarize(text("pvc-storage-class"), true).code).toBe(2);
+    expect(summarize(text("settings-change"), true).code).toBe(0);
+  });
+
+  test("main: --out writes the report; a missing file or a bad argument exits 1", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "plan-summary-"));
+    const out = path.join(dir, "summary.md");
+    const stderr = jest.spyOn(process.stderr, "write").mockImplementation(() => true);
+    try {
+      expect(main([path.join(DIR, "database-external.json"), "--out", out])).toBe(0);
+      expect(fs.readFileSync(out, "utf8")).toBe(report("database-external"));
+      expect(main([path.join(dir, "missing.json")])).toBe(1);
+      expect(main([path.join(DIR, "no-op.json"), "--bogus"])).toBe(1);
+      expect(main([])).toBe(1);
+      expect(stderr).toHaveBeenCalledWith(expect.stringMatching(/^plan:summary: cannot read .*missing.json/));
+    } finally {
+      stderr.mockRestore();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+test("what holds data is decided by type, not only by the program's protect flag", () => {
+  const urn = (type: string, name: string) => `urn:pulumi:s::pulp::pulp:index:Pulp$${type}::${name}`;
+  expect(dataHeld(urn("kubernetes:core/v1:PersistentVolumeClaim", "x"), false)).toMatch(/volume/);
+  expect(dataHeld(urn("kubernetes:postgresql.cnpg.io/v1:Cluster", "x"), false)).toMatch(/PostgreSQL/);
+  expect(dataHeld(urn("kubernetes:cdi.kubevirt.io/v1beta1:DataVolume", "x"), false)).toMatch(/CDI/);
+  expect(dataHeld(urn("kubernetes:core/v1:Namespace", "x"), false)).toMatch(/everything in it/);
+  expect(
+    dataHeld(
+      urn("pulp:secrets:PulpSecrets$kubernetes:core/v1:Secret", "pulp-secrets-db-fields-encryption"),
+      false,
+    ),
+  ).toMatch(/encrypts database fields/);
+  expect(
+    dataHeld(urn("pulp:settings:Settings$kubernetes:core/v1:Secret", "pulp-settings"), false),
+  ).toBeUndefined();
+  expect(dataHeld(urn("kubernetes:apps/v1:Deployment", "pulp-api"), false)).toBeUndefined();
+  expect(dataHeld(urn("kubernetes:core/v1:ConfigMap", "x"), true)).toMatch(/protect/);
+});
+
+test("each fixture was captured with its case's config as cases.ts states it now (re-run npm run plan:fixtures after a change)", () => {
+  const parse = (v: string) => {
+    try {
+      return JSON.parse(v);
+    } catch {
+      return v;
+    }
+  };
+  for (const c of CASES) {
+    const config = (JSON.parse(text(c.name)) as { config: Record<string, string> }).config;
+    for (const [key, value] of Object.entries(c.changes)) {
+      expect({ case: c.name, key, value: parse(config[`pulp:${key}`]) }).toEqual({
+        case: c.name,
+        key,
+        value,
+      });
+    }
+    for (const key of c.secrets ?? [])
+      expect({ case: c.name, key, value: config[`pulp:${key}`] }).toEqual({
+        case: c.name,
+        key,
+        value: "[secret]",
+      });
+  }
+});
+
+test("the README's example reports are what the summary prints for their fixtures", () => {
+  const readme = fs.readFileSync(path.join(__dirname, "../../../../README.md"), "utf8");
+  for (const name of ["pvc-storage-class", "stop-the-world"]) {
+    expect({
+      name,
+      inReadme: readme.includes(`\`\`\`\`markdown\n${report(name).trimEnd()}\n\`\`\`\``),
+    }).toEqual({
+      name,
+      inReadme: true,
+    });
+  }
+});

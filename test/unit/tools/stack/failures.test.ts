@@ -1,0 +1,297 @@
+// One case per known failure (tools/stack/failures.ts): the snapshot that shows it is recognised,
+// with its cause and fix; a healthy Stack shows none. A table entry without a case fails here.
+import { diagnose, KNOWN_FAILURES } from "../../../../tools/stack/failures";
+import { render } from "../../../../tools/stack/render";
+import { parseArgs } from "../../../../tools/stack/main";
+import { podSummary, StackSnapshot } from "../../../../tools/stack/snapshot";
+
+const NOW = new Date("2026-11-22T03:00:00Z");
+const T = "2026-11-22T02:55:00Z";
+
+function healthy(): StackSnapshot {
+  return {
+    stack: {
+      metadata: { name: "pulp", namespace: "pulp-delivery", generation: 2 },
+      spec: {
+        stack: "organization/pulp/prod",
+        projectRepo: "https://git.example.com/pulp.git",
+        branch: "main",
+        repoDir: ".",
+        envRefs: { PULUMI_BACKEND_URL: { type: "Secret", secret: { name: "state", key: "url" } } },
+      },
+      status: {
+        observedGeneration: 2,
+        conditions: [
+          {
+            type: "Ready",
+            status: "True",
+            reason: "ProcessingCompleted",
+            message: "",
+            lastTransitionTime: T,
+          },
+        ],
+        lastUpdate: {
+          state: "succeeded",
+          generation: 2,
+          name: "pulp-abc",
+          failures: 0,
+          lastSuccessfulCommit: "a".repeat(40),
+        },
+      },
+    },
+    events: [
+      {
+        type: "Normal",
+        reason: "StackCreated",
+        message: "Successfully updated stack.",
+        object: "Stack/pulp",
+        count: 1,
+        last: T,
+      },
+    ],
+    workspace: { name: "pulp", conditions: [{ type: "Ready", status: "True", reason: "Ready" }] },
+    pods: [
+      podSummary({
+        metadata: { name: "pulp-workspace-0" },
+        status: {
+          phase: "Running",
+          containerStatuses: [{ name: "pulumi", ready: true, restartCount: 0, state: { running: {} } }],
+        },
+      }),
+    ],
+    updates: [],
+    secretRefs: [{ use: "envRefs.PULUMI_BACKEND_URL", secret: "state", key: "url", found: "ok" }],
+    now: NOW,
+  };
+}
+
+/** `healthy()` changed by `change`. */
+function snapshot(change: (s: StackSnapshot) => void): StackSnapshot {
+  const s = healthy();
+  change(s);
+  return s;
+}
+
+const failed = (s: StackSnapshot, message: string) => {
+  s.stack.status!.conditions = [
+    { type: "Ready", status: "False", reason: "NotReadyInProgress", message: "", lastTransitionTime: T },
+    { type: "Reconciling", status: "True", reason: "RetryingAfterFailure", message, lastTransitionTime: T },
+  ];
+  s.stack.status!.lastUpdate = { state: "failed", generation: 2, name: "pulp-def", failures: 3, message };
+};
+const stalled = (s: StackSnapshot, reason: string, message: string) => {
+  s.stack.status!.conditions = [
+    { type: "Ready", status: "False", reason: "NotReadyStalled", message: "", lastTransitionTime: T },
+    { type: "Stalled", status: "True", reason, message, lastTransitionTime: T },
+  ];
+};
+const event = (s: StackSnapshot, type: string, reason: string, message: string) =>
+  s.events.push({ type, reason, message, object: "Stack/pulp", count: 1, last: T });
+const container = (s: StackSnapshot, status: Record<string, unknown>) => {
+  s.pods = [
+    podSummary({
+      metadata: { name: "pulp-workspace-0" },
+      status: { phase: "Running", containerStatuses: [{ name: "pulumi", ...status }] },
+    }),
+  ];
+};
+
+const CASES: Record<string, [(s: StackSnapshot) => void, RegExp, RegExp]> = {
+  "not-reconciled": [(s) => delete s.stack.status, /no status at all/, /pulumi-kubernetes-operator/],
+  "workspace-oom": [
+    (s) => {
+      failed(s, "workspace failed");
+      container(s, {
+        ready: false,
+        restartCount: 3,
+        state: { waiting: { reason: "CrashLoopBackOff" } },
+        lastState: { terminated: { reason: "OOMKilled", exitCode: 137 } },
+      });
+    },
+    /OOMKilled, 3 restart/,
+    /workspace\.memoryLimit/,
+  ],
+  "installation-failure": [
+    (s) => event(s, "Warning", "InstallationFailure", "pulumi install failed: npm ERR! code ERESOLVE"),
+    /event InstallationFailure/,
+    /kubectl logs -n pulp-delivery pulp-workspace-0 -c pulumi/,
+  ],
+  "connection-failure": [
+    (s) => event(s, "Warning", "ConnectionFailure", "dial tcp 10.0.0.5:50051: i/o timeout"),
+    /ConnectionFailure/,
+    /50051/,
+  ],
+  "secret-ref-missing": [
+    (s) =>
+      (s.secretRefs = [
+        { use: "envRefs.PULUMI_CONFIG_PASSPHRASE", secret: "state", key: "passphrase", found: "missing key" },
+      ]),
+    /PULUMI_CONFIG_PASSPHRASE -> Secret state key passphrase: missing key/,
+    /patch secret state --type merge -p '\{"stringData":\{"passphrase":"<value>"\}\}'/,
+  ],
+  "backend-login": [
+    (s) =>
+      failed(
+        s,
+        "failed to create a backend: PULUMI_ACCESS_TOKEN must be set for login during non-interactive CLI sessions",
+      ),
+    /PULUMI_ACCESS_TOKEN/,
+    /PULUMI_BACKEND_URL/,
+  ],
+  passphrase: [
+    (s) =>
+      failed(
+        s,
+        'constructing secrets manager of type "passphrase": passphrase must be set with PULUMI_CONFIG_PASSPHRASE',
+      ),
+    /passphrase must be set/,
+    /envRefs\.PULUMI_CONFIG_PASSPHRASE/,
+  ],
+  "git-auth": [
+    (s) => event(s, "Warning", "StackGitAuthenticationFailure", "authentication required"),
+    /StackGitAuthenticationFailure/,
+    /delivery:gitAuth\.accessToken/,
+  ],
+  "source-unavailable": [
+    (s) => stalled(s, "SourceUnavailable", "no commits found for branch nope"),
+    /Stalled\/SourceUnavailable/,
+    /git ls-remote/,
+  ],
+  "spec-invalid": [
+    (s) =>
+      stalled(
+        s,
+        "SpecInvalid",
+        "Stack git source needs to specify 'projectRepo' and either 'branch' or 'commit'",
+      ),
+    /Stalled\/SpecInvalid/,
+    /kubectl describe stack pulp -n pulp-delivery/,
+  ],
+  "lock-held": [
+    (s) => stalled(s, "UpdateConflict", "conflict with concurrent update, retryOnUpdateConflict not set"),
+    /Stalled\/UpdateConflict/,
+    /pulumi cancel --yes --stack organization\/pulp\/prod/,
+  ],
+  "workspace-forbidden": [
+    (s) =>
+      failed(
+        s,
+        'deployments.apps is forbidden: User "system:serviceaccount:pulp-delivery:pulp-workspace" cannot create resource "deployments" in API group "apps" in the namespace "default"',
+      ),
+    /is forbidden/,
+    /delivery\/kinds\.ts/,
+  ],
+  "pulp-config": [
+    (s) => failed(s, "Invalid Pulp stack config (1 problem); nothing was created or changed:"),
+    /Invalid Pulp stack config/,
+    /delivery:pulpConfig/,
+  ],
+  "image-pull": [
+    (s) =>
+      container(s, {
+        ready: false,
+        restartCount: 0,
+        state: { waiting: { reason: "ImagePullBackOff", message: "Back-off pulling image" } },
+      }),
+    /ImagePullBackOff/,
+    /workspace\.image/,
+  ],
+  "pod-security": [
+    (s) =>
+      event(
+        s,
+        "Warning",
+        "FailedCreate",
+        'create Pod pulp-workspace-0 failed: pods "pulp-workspace-0" is forbidden: violates PodSecurity "restricted:latest"',
+      ),
+    /violates PodSecurity/,
+    /securityProfile: restricted/,
+  ],
+  "update-failed": [
+    (s) => failed(s, "error: update failed: 1 error occurred"),
+    /lastUpdate failed \(3 failure/,
+    /npm run stack -- retry pulp -n pulp-delivery/,
+  ],
+};
+
+test("every known failure has a case here, and every case names a known failure", () => {
+  expect(Object.keys(CASES).sort()).toEqual(KNOWN_FAILURES.map((f) => f.id).sort());
+});
+
+test.each(Object.entries(CASES))(
+  "%s is recognised, with its evidence and fix",
+  (id, [change, evidence, fix]) => {
+    const s = snapshot(change);
+    const found = diagnose(s).find((d) => d.failure.id === id);
+    expect(found).toBeDefined();
+    expect(found!.evidence).toMatch(evidence);
+    expect(found!.failure.fix(s)).toMatch(fix);
+    // And the screen shows it.
+    const screen = render(s, diagnose(s));
+    expect(screen).toContain(`[${id}]`);
+    expect(screen).toContain(found!.failure.cause);
+  },
+);
+
+test("a healthy Stack has no diagnosis and says so", () => {
+  expect(diagnose(healthy())).toEqual([]);
+  expect(render(healthy(), [])).toMatch(/ok: Ready, nothing to fix/);
+});
+
+test("the generic update-failed line gives way to a specific cause", () => {
+  const s = snapshot((x) => failed(x, "passphrase must be set with PULUMI_CONFIG_PASSPHRASE"));
+  expect(diagnose(s).map((d) => d.failure.id)).toEqual(["passphrase"]);
+});
+
+test("the screen shows conditions, last and current update, events, the workspace pod and secrets", () => {
+  const s = snapshot((x) => {
+    failed(x, "boom");
+    x.stack.status!.currentUpdate = { name: "pulp-ghi", generation: 2, commit: "b".repeat(40) };
+    container(x, {
+      ready: false,
+      restartCount: 2,
+      state: { running: {} },
+      lastState: { terminated: { reason: "OOMKilled", exitCode: 137 } },
+    });
+  });
+  const screen = render(s, diagnose(s));
+  for (const part of [
+    "Stack pulp-delivery/pulp -> pulumi stack organization/pulp/prod",
+    "branch main  dir .",
+    "Reconciling  True    RetryingAfterFailure",
+    "Last update failed",
+    "failures 3",
+    "Current update  pulp-ghi  generation 2  commit bbbbbbbbbbbb",
+    "StackCreated",
+    "pod pulp-workspace-0  Running",
+    "last: terminated: OOMKilled (exit 137)",
+    "envRefs.PULUMI_BACKEND_URL",
+  ])
+    expect(screen).toContain(part);
+  expect(screen.split("\n").length).toBeLessThan(50);
+});
+
+test("arguments: name, -n, and one-line errors for the rest", () => {
+  expect(parseArgs(["status", "pulp"])).toEqual({
+    command: "status",
+    name: "pulp",
+    namespace: "pulp-delivery",
+    kubeconfig: undefined,
+  });
+  expect(parseArgs(["retry", "pulp", "-n", "ops"])).toMatchObject({ command: "retry", namespace: "ops" });
+  expect(() => parseArgs(["stauts", "pulp"])).toThrow(/unknown command "stauts"; usage/);
+  expect(() => parseArgs(["status"])).toThrow(/which Stack\?/);
+});
+
+test("a missing Secret (not just a key) is created, not patched", () => {
+  const s = snapshot(
+    (x) =>
+      (x.secretRefs = [
+        { use: "envRefs.PULUMI_BACKEND_URL", secret: "state", key: "url", found: "missing secret" },
+      ]),
+  );
+  const [d] = diagnose(s);
+  expect(d.failure.fix(s)).toMatch(
+    /^kubectl -n pulp-delivery create secret generic state --from-literal=url=<value>/,
+  );
+});

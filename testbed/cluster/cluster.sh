@@ -1,0 +1,539 @@
+#!/usr/bin/env bash
+# A throwaway local Kubernetes cluster for end-to-end tests: a real control plane (etcd,
+# kube-apiserver, kube-controller-manager, kube-scheduler) from the toolchain binaries, kwok fake
+# nodes, and stand-in CNPG/CDI controllers (standin-controllers.mjs). No Docker, no network access:
+# everything listens on 127.0.0.1 only.
+#
+#   testbed/cluster/cluster.sh up       start (or report already running); prints the time taken
+#   testbed/cluster/cluster.sh down     stop every process and delete the cluster state
+#   testbed/cluster/cluster.sh status   processes, ports, kubeconfig, nodes; exit 1 unless all run
+#   testbed/cluster/cluster.sh env      `export KUBECONFIG=...` lines, for eval
+#
+# State lives in ${PULP_STATE_DIR:-<repo>/.state}/cluster. Ports are picked at `up` and written
+# there, so checkouts with different state dirs can run clusters side by side.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+STATE=$(realpath -m "${PULP_STATE_DIR:-$REPO/.state}")
+C=$STATE/cluster
+PKI=$C/pki
+LOGS=$C/logs
+PIDS=$C/pids
+KCFGS=$C/kubeconfigs
+KUBECONFIG_FILE=$C/kubeconfig
+PORTS_FILE=$C/ports
+BIN=$(bash "$REPO/testbed/toolchain.sh" --print)
+
+SERVICE_CIDR=10.96.0.0/16
+SERVICE_IP=10.96.0.1 # first address of SERVICE_CIDR: the `kubernetes` Service
+# Fake pod IPs handed out by kwok; nothing is routed. Not loopback: Endpoints validation rejects it.
+POD_CIDR=10.244.0.1/16
+# shared/ sits beside the checkout (CI clones it there too).
+CRD_DIR=${PULP_CRD_DIR:-$(realpath -m "$REPO/../shared/crds")}
+NODES=3
+ZONES=(zone-a zone-b)
+PROCS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok standin-controllers)
+BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok kwok-stages)
+
+log() { printf '[cluster %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { echo "cluster: $*" >&2; exit 1; }
+k() { "$BIN/kubectl" --kubeconfig "$KUBECONFIG_FILE" --cache-dir "$C/kubectl-cache" "$@"; }
+
+# --- processes -------------------------------------------------------------------------------------
+
+pid_of() { [[ -f "$PIDS/$1.pid" ]] && cat "$PIDS/$1.pid"; }
+
+# Zombies count as gone: the init process here reaps orphans only every few seconds.
+pid_running() { [[ $(awk '/^State:/ { print $2 }' "/proc/$1/status" 2>/dev/null) =~ ^[^ZX]$ ]]; }
+
+# The pid must still be ours: its command line names this state dir (guards against pid reuse).
+alive() {
+  local pid
+  pid=$(pid_of "$1") || return 1
+  [[ -n "$pid" ]] && pid_running "$pid" && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF "$C/"
+}
+
+# setsid: a Ctrl-C on `up` or the end of the calling job must not take the cluster down with it.
+start() {
+  local name=$1; shift
+  # 9>&-: the state-dir lock must not outlive this script.
+  setsid "$@" >"$LOGS/$name.log" 2>&1 </dev/null 9>&- &
+  echo $! >"$PIDS/$name.pid"
+}
+
+# Processes left behind without a pid file (crashed `up`, deleted state): anything running one of
+# our binaries with this state dir on its command line.
+orphans() {
+  local d pid exe
+  for d in /proc/[0-9]*; do
+    pid=${d#/proc/}
+    [[ $pid == "$$" || $pid == "$BASHPID" ]] && continue
+    exe=$(readlink "$d/exe" 2>/dev/null) || continue
+    case ${exe##*/} in etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kwok | kubectl | node) ;; *) continue ;; esac
+    tr '\0' ' ' <"$d/cmdline" 2>/dev/null | grep -qF "$C/" && echo "$pid"
+  done
+  return 0
+}
+
+stop_pids() { # pid... : TERM, then KILL after 10s
+  (($#)) || return 0
+  kill -TERM "$@" 2>/dev/null || true
+  local i p left
+  for ((i = 0; i < 100; i++)); do
+    left=()
+    for p in "$@"; do pid_running "$p" && left+=("$p"); done
+    ((${#left[@]})) || return 0
+    sleep 0.1
+  done
+  log "killing after 10s: ${left[*]}"
+  kill -KILL "${left[@]}" 2>/dev/null || true
+}
+
+stop_all() {
+  local i name pids=()
+  # Reverse start order: clients before the apiserver, the apiserver before etcd.
+  for ((i = ${#PROCS[@]} - 1; i >= 0; i--)); do
+    name=${PROCS[i]}
+    if alive "$name"; then pids=("$(pid_of "$name")"); stop_pids "${pids[@]}"; fi
+    rm -f "$PIDS/$name.pid"
+  done
+  mapfile -t pids < <(orphans)
+  if ((${#pids[@]})); then
+    log "stopping orphaned processes: ${pids[*]}"
+    stop_pids "${pids[@]}"
+  fi
+}
+
+# Names the failed process and shows the end of its log; the EXIT trap of `up` stops the rest.
+fail() { # process, message
+  echo "cluster: $1: $2" >&2
+  if [[ -f "$LOGS/$1.log" ]]; then
+    echo "--- last 30 lines of $LOGS/$1.log ---" >&2
+    tail -n 30 "$LOGS/$1.log" >&2
+    echo "---" >&2
+  fi
+  exit 1
+}
+
+wait_for() { # process, timeout seconds, what, command...
+  local name=$1 timeout=$2 what=$3; shift 3
+  local end=$((SECONDS + timeout))
+  until "$@" >/dev/null 2>&1; do
+    alive "$name" || fail "$name" "exited while waiting for $what"
+    ((SECONDS < end)) || fail "$name" "timed out after ${timeout}s waiting for $what"
+    sleep 0.2
+  done
+}
+
+# --- ports -----------------------------------------------------------------------------------------
+
+PORT_NAMES=(ETCD_PORT ETCD_PEER_PORT APISERVER_PORT KCM_PORT SCHEDULER_PORT KWOK_PORT)
+
+# Below the ephemeral range, so outgoing connections cannot grab a port between pick and bind.
+pick_ports() {
+  python3 - "${#PORT_NAMES[@]}" <<'EOF'
+import random, socket, sys
+lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+hi = lo if lo > 21000 else 32768
+ports = []
+while len(ports) < int(sys.argv[1]):
+    p = random.randrange(20000, hi)
+    if p in ports:
+        continue
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", p))
+        ports.append(p)
+    except OSError:
+        pass
+    finally:
+        s.close()
+print(" ".join(map(str, ports)))
+EOF
+}
+
+port_free() { python3 -c 'import socket,sys; socket.socket().bind(("127.0.0.1", int(sys.argv[1])))' "$1" 2>/dev/null; }
+
+check_port() { # process, port
+  port_free "$2" || fail "$1" "port 127.0.0.1:$2 is already taken by another process; run 'up' again to pick new ports"
+}
+
+# --- certificates ----------------------------------------------------------------------------------
+
+# EC keys: generated instantly, and every component accepts them.
+newkey() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1" 2>/dev/null; }
+
+cert() { # name, subject, extensions (one per line); signed by $CA (default: ca)
+  local ca=${CA:-ca}
+  newkey "$PKI/$1.key"
+  openssl req -new -key "$PKI/$1.key" -subj "$2" -out "$PKI/$1.csr"
+  printf '%s\n' "$3" >"$PKI/$1.ext"
+  openssl x509 -req -in "$PKI/$1.csr" -CA "$PKI/$ca.crt" -CAkey "$PKI/$ca.key" -set_serial "0x$(openssl rand -hex 16)" \
+    -days 3650 -extfile "$PKI/$1.ext" -out "$PKI/$1.crt" 2>/dev/null
+  rm -f "$PKI/$1.csr" "$PKI/$1.ext"
+}
+
+gen_pki() {
+  mkdir -p "$PKI"
+  newkey "$PKI/ca.key"
+  openssl req -x509 -new -key "$PKI/ca.key" -subj "/CN=pulp-local-cluster-ca" -days 3650 \
+    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign,digitalSignature" \
+    -out "$PKI/ca.crt"
+  local server="basicConstraints=critical,CA:FALSE
+keyUsage=critical,digitalSignature
+extendedKeyUsage=serverAuth"
+  local client="basicConstraints=critical,CA:FALSE
+keyUsage=critical,digitalSignature
+extendedKeyUsage=clientAuth"
+  cert apiserver "/CN=kube-apiserver" "$server
+subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,IP:$SERVICE_IP"
+  # clientAuth too: etcd's gRPC gateway dials the server with this certificate.
+  cert etcd-server "/CN=etcd" "$server,clientAuth
+subjectAltName=IP:127.0.0.1,DNS:localhost"
+  cert apiserver-etcd-client "/CN=kube-apiserver-etcd-client" "$client"
+  cert admin "/O=system:masters/CN=kubernetes-admin" "$client"
+  cert kube-controller-manager "/CN=system:kube-controller-manager" "$client"
+  cert kube-scheduler "/CN=system:kube-scheduler" "$client"
+  # kwok plays the kubelet of every fake node, and the stand-ins play operators with cluster-wide
+  # rights: neither fits a narrower built-in identity.
+  cert kwok "/O=system:masters/CN=kwok" "$client"
+  cert standin-controllers "/O=system:masters/CN=pulp-standin-controllers" "$client"
+  # Front-proxy CA: without it the controller-manager and scheduler complain, every few seconds,
+  # that extension-apiserver-authentication has no requestheader CA.
+  newkey "$PKI/front-proxy-ca.key"
+  openssl req -x509 -new -key "$PKI/front-proxy-ca.key" -subj "/CN=pulp-local-front-proxy-ca" -days 3650 \
+    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign,digitalSignature" \
+    -out "$PKI/front-proxy-ca.crt"
+  CA=front-proxy-ca cert front-proxy-client "/CN=front-proxy-client" "$client"
+  newkey "$PKI/sa.key"
+  openssl pkey -in "$PKI/sa.key" -pubout -out "$PKI/sa.pub"
+  chmod 600 "$PKI"/*.key
+}
+
+b64() { base64 -w0 <"$1"; }
+
+# Data embedded, so the file still works when copied or passed as a string (Pulumi config).
+write_kubeconfig() { # file, cert name
+  cat >"$1" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+  - name: pulp-local
+    cluster:
+      server: https://127.0.0.1:$APISERVER_PORT
+      certificate-authority-data: $(b64 "$PKI/ca.crt")
+users:
+  - name: $2
+    user:
+      client-certificate-data: $(b64 "$PKI/$2.crt")
+      client-key-data: $(b64 "$PKI/$2.key")
+contexts:
+  - name: pulp-local
+    context:
+      cluster: pulp-local
+      user: $2
+current-context: pulp-local
+EOF
+  chmod 600 "$1"
+}
+
+# --- cluster objects -------------------------------------------------------------------------------
+
+nodes_yaml() {
+  local i name zone
+  for ((i = 0; i < NODES; i++)); do
+    name=kwok-node-$i zone=${ZONES[i % ${#ZONES[@]}]}
+    cat <<EOF
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: $name
+  annotations:
+    kwok.x-k8s.io/node: fake
+    node.alpha.kubernetes.io/ttl: "0"
+  labels:
+    type: kwok
+    kubernetes.io/os: linux
+    kubernetes.io/arch: amd64
+    kubernetes.io/hostname: $name
+    topology.kubernetes.io/zone: $zone
+spec: {}
+status:
+  capacity: {cpu: "32", memory: 256Gi, pods: "110", ephemeral-storage: 1Ti}
+  allocatable: {cpu: "32", memory: 256Gi, pods: "110", ephemeral-storage: 1Ti}
+EOF
+  done
+}
+
+storageclass_yaml() {
+  cat <<'EOF'
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: standard
+  annotations:
+    storageclass.kubernetes.io/is-default-class: "true"
+provisioner: kubernetes.io/host-path
+volumeBindingMode: Immediate
+reclaimPolicy: Delete
+EOF
+}
+
+selfcheck_pvc_yaml() {
+  cat <<'EOF'
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: cluster-selfcheck-rwx
+  namespace: default
+spec:
+  accessModes: [ReadWriteMany]
+  resources:
+    requests:
+      storage: 1Mi
+EOF
+}
+
+# --- commands --------------------------------------------------------------------------------------
+
+running() {
+  local p
+  for p in "${PROCS[@]}"; do alive "$p" || return 1; done
+  k get --raw /readyz >/dev/null 2>&1
+}
+
+apiserver_ready() { [[ $(k get --raw /readyz 2>/dev/null) == ok ]]; }
+healthz() { [[ $(curl -sk --max-time 2 "https://127.0.0.1:$1/healthz") == ok ]]; }
+etcd_healthy() {
+  curl -s --max-time 2 --cacert "$PKI/ca.crt" --cert "$PKI/apiserver-etcd-client.crt" --key "$PKI/apiserver-etcd-client.key" \
+    "https://127.0.0.1:$ETCD_PORT/health" | grep -q '"health":"true"'
+}
+nodes_ready() {
+  local n
+  n=$(k get nodes -l type=kwok -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' | grep -c '^True$')
+  ((n == NODES))
+}
+crds_established() { k wait --for=condition=Established --timeout=2s "${CRDS[@]/#/--filename=}"; }
+pvc_bound() { [[ $(k -n default get pvc cluster-selfcheck-rwx -o jsonpath='{.status.phase}') == Bound ]]; }
+standin_ready() { grep -q 'standin: ready' "$LOGS/standin-controllers.log"; }
+
+cmd_up() {
+  local t0=$EPOCHREALTIME
+  local missing=() b
+  for b in "${BINARIES[@]}"; do [[ -x "$BIN/$b" ]] || missing+=("$b"); done
+  ((${#missing[@]} == 0)) || die "missing in $BIN: ${missing[*]}. Build them with 'npm run toolchain' (cluster.sh never builds)."
+  for b in openssl python3 curl node setsid; do command -v "$b" >/dev/null || die "'$b' is not on PATH"; done
+  # The repo-manager.pulpproject.org CRDs are the Pulp operator's; this project does not install them.
+  mapfile -t CRDS < <(ls "$CRD_DIR"/*.yaml 2>/dev/null | grep -v '/repo-manager\.pulpproject\.org_' || true)
+  ((${#CRDS[@]})) || die "no CRDs found in $CRD_DIR"
+
+  if [[ -f "$PORTS_FILE" ]]; then
+    # shellcheck disable=SC1090
+    source "$PORTS_FILE"
+    if running; then
+      log "already running (kubeconfig: $KUBECONFIG_FILE)"
+      return 0
+    fi
+    local p dead=()
+    for p in "${PROCS[@]}"; do alive "$p" || dead+=("$p"); done
+    log "found a stopped or broken cluster (not running: ${dead[*]:-none}); starting from scratch"
+  fi
+  stop_all
+  rm -rf "$C"
+  mkdir -p "$PKI" "$LOGS" "$PIDS" "$KCFGS"
+  # Anything failing from here on stops what was started; logs stay for a look.
+  trap 'rc=$?; if ((rc)); then stop_all; echo "cluster: up failed; logs are in $LOGS" >&2; fi' EXIT
+
+  local ports
+  read -r -a ports <<<"$(pick_ports)"
+  local i
+  for i in "${!PORT_NAMES[@]}"; do
+    printf -v "${PORT_NAMES[i]}" '%s' "${ports[i]}"
+    echo "${PORT_NAMES[i]}=${ports[i]}" >>"$PORTS_FILE"
+  done
+
+  gen_pki
+  write_kubeconfig "$KUBECONFIG_FILE" admin
+  local c
+  for c in kube-controller-manager kube-scheduler kwok standin-controllers; do
+    write_kubeconfig "$KCFGS/$c.kubeconfig" "$c"
+  done
+  log "pki and kubeconfigs written; apiserver will be https://127.0.0.1:$APISERVER_PORT"
+
+  check_port etcd "$ETCD_PORT"
+  check_port etcd "$ETCD_PEER_PORT"
+  # unsafe-no-fsync: the data is thrown away anyway, and fsync dominates etcd latency.
+  start etcd "$BIN/etcd" --name=pulp-local --data-dir="$C/etcd" \
+    --listen-client-urls="https://127.0.0.1:$ETCD_PORT" --advertise-client-urls="https://127.0.0.1:$ETCD_PORT" \
+    --listen-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-cluster="pulp-local=http://127.0.0.1:$ETCD_PEER_PORT" --initial-cluster-state=new \
+    --cert-file="$PKI/etcd-server.crt" --key-file="$PKI/etcd-server.key" \
+    --client-cert-auth --trusted-ca-file="$PKI/ca.crt" \
+    --unsafe-no-fsync --log-level=warn
+  wait_for etcd 30 "etcd /health" etcd_healthy
+  log "etcd ready on 127.0.0.1:$ETCD_PORT"
+
+  check_port kube-apiserver "$APISERVER_PORT"
+  # endpoint-reconciler none: the `kubernetes` Endpoints would carry the loopback advertise
+  # address, which Endpoints validation rejects; nothing here needs them.
+  start kube-apiserver "$BIN/kube-apiserver" \
+    --advertise-address=127.0.0.1 --bind-address=127.0.0.1 --secure-port="$APISERVER_PORT" \
+    --etcd-servers="https://127.0.0.1:$ETCD_PORT" --etcd-cafile="$PKI/ca.crt" \
+    --etcd-certfile="$PKI/apiserver-etcd-client.crt" --etcd-keyfile="$PKI/apiserver-etcd-client.key" \
+    --cert-dir="$PKI/apiserver-serving" --tls-cert-file="$PKI/apiserver.crt" --tls-private-key-file="$PKI/apiserver.key" \
+    --client-ca-file="$PKI/ca.crt" \
+    --requestheader-client-ca-file="$PKI/front-proxy-ca.crt" --requestheader-allowed-names=front-proxy-client \
+    --requestheader-username-headers=X-Remote-User --requestheader-group-headers=X-Remote-Group \
+    --requestheader-extra-headers-prefix=X-Remote-Extra- \
+    --proxy-client-cert-file="$PKI/front-proxy-client.crt" --proxy-client-key-file="$PKI/front-proxy-client.key" \
+    --authorization-mode=Node,RBAC \
+    --allow-privileged=true \
+    --service-account-issuer=https://kubernetes.default.svc.cluster.local \
+    --service-account-key-file="$PKI/sa.pub" --service-account-signing-key-file="$PKI/sa.key" \
+    --service-cluster-ip-range="$SERVICE_CIDR" \
+    --endpoint-reconciler-type=none \
+    --profiling=false
+  wait_for kube-apiserver 90 "/readyz" apiserver_ready
+  log "kube-apiserver ready on 127.0.0.1:$APISERVER_PORT"
+
+  check_port kube-controller-manager "$KCM_PORT"
+  start kube-controller-manager "$BIN/kube-controller-manager" \
+    --kubeconfig="$KCFGS/kube-controller-manager.kubeconfig" \
+    --authentication-kubeconfig="$KCFGS/kube-controller-manager.kubeconfig" \
+    --authorization-kubeconfig="$KCFGS/kube-controller-manager.kubeconfig" \
+    --bind-address=127.0.0.1 --secure-port="$KCM_PORT" --cert-dir="$PKI/kcm-serving" \
+    --service-account-private-key-file="$PKI/sa.key" --root-ca-file="$PKI/ca.crt" \
+    --cluster-signing-cert-file="$PKI/ca.crt" --cluster-signing-key-file="$PKI/ca.key" \
+    --use-service-account-credentials=true \
+    --enable-hostpath-provisioner=true \
+    --controllers='*' \
+    `# kwok's node heartbeats lag on a busy 2-core machine; a short grace period flipped every node` \
+    `# NotReady, marked every pod unready and stalled rollouts.` \
+    --node-monitor-grace-period=3m \
+    --service-cluster-ip-range="$SERVICE_CIDR" \
+    --cluster-name=pulp-local \
+    --leader-elect=false \
+    --profiling=false
+  check_port kube-scheduler "$SCHEDULER_PORT"
+  start kube-scheduler "$BIN/kube-scheduler" \
+    --kubeconfig="$KCFGS/kube-scheduler.kubeconfig" \
+    --authentication-kubeconfig="$KCFGS/kube-scheduler.kubeconfig" \
+    --authorization-kubeconfig="$KCFGS/kube-scheduler.kubeconfig" \
+    --bind-address=127.0.0.1 --secure-port="$SCHEDULER_PORT" --cert-dir="$PKI/scheduler-serving" \
+    --leader-elect=false \
+    --profiling=false
+  check_port kwok "$KWOK_PORT"
+  # An explicit config keeps a personal ~/.kwok/kwok.yaml out. Pod stages: kwok's defaults (their files
+  # come with the toolchain; naming any pod stage replaces the compiled-in ones) plus this test bed's own.
+  {
+    printf 'apiVersion: config.kwok.x-k8s.io/v1alpha1\nkind: KwokConfiguration\noptions: {}\n'
+    local stage
+    for stage in "$BIN"/kwok-stages/*.yaml "$HERE"/stages/*.yaml; do printf -- '---\n'; cat "$stage"; done
+  } >"$C/kwok.yaml"
+  start kwok "$BIN/kwok" --kubeconfig="$KCFGS/kwok.kubeconfig" --config="$C/kwok.yaml" \
+    --manage-all-nodes=false --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
+    --cidr="$POD_CIDR" --node-ip=127.0.0.1 --node-port="$KWOK_PORT" \
+    --server-address="127.0.0.1:$KWOK_PORT" \
+    --node-lease-duration-seconds=40
+
+  # The stand-ins retry until their CRDs exist; starting them now overlaps node startup.
+  start standin-controllers node "$HERE/standin-controllers.mjs" \
+    --kubectl="$BIN/kubectl" --kubeconfig="$KCFGS/standin-controllers.kubeconfig" --cache-dir="$C/kubectl-cache-standin"
+
+  # While those start: cluster objects that need only the apiserver.
+  # Server-side: the big CRDs exceed the last-applied-configuration annotation limit.
+  k apply --server-side --field-manager=pulp-cluster "${CRDS[@]/#/--filename=}" >/dev/null ||
+    fail kube-apiserver "applying the CRDs in $CRD_DIR failed"
+  { storageclass_yaml; nodes_yaml; echo ---; selfcheck_pvc_yaml; } | k apply -f - >/dev/null
+
+  wait_for kube-controller-manager 60 "/healthz" healthz "$KCM_PORT"
+  wait_for kube-scheduler 60 "/healthz" healthz "$SCHEDULER_PORT"
+  wait_for kwok 60 "$NODES Ready nodes" nodes_ready
+  log "controller-manager, scheduler, kwok and $NODES nodes ready"
+  wait_for kube-apiserver 60 "${#CRDS[@]} CRDs Established" crds_established
+  wait_for kube-controller-manager 60 "ServiceAccount default/default" k -n default get serviceaccount default
+  wait_for standin-controllers 30 "its first poll" standin_ready
+  wait_for kube-controller-manager 60 "the self-check ReadWriteMany PVC to be Bound (hostpath provisioner)" pvc_bound
+  k -n default delete pvc cluster-selfcheck-rwx --wait=false >/dev/null
+
+  trap - EXIT
+  local took
+  took=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+  log "up in ${took}s. kubeconfig: $KUBECONFIG_FILE  (eval \"\$(bash testbed/cluster/cluster.sh env)\")"
+}
+
+cmd_down() {
+  if [[ -f "$PORTS_FILE" ]]; then
+    # shellcheck disable=SC1090
+    source "$PORTS_FILE"
+    # The hostpath provisioner leaves directories in /tmp; remove the ones of our volumes.
+    if apiserver_ready; then
+      local path
+      while read -r path; do
+        [[ $path =~ ^/tmp/hostpath_pv/[0-9a-f-]+$ ]] && rm -rf "$path"
+      done < <(k get pv -o jsonpath='{range .items[*]}{.spec.hostPath.path}{"\n"}{end}' 2>/dev/null || true)
+    fi
+  fi
+  stop_all
+  rm -rf "$C"
+  log "down; removed $C"
+}
+
+cmd_status() {
+  if [[ ! -f "$PORTS_FILE" ]]; then
+    echo "cluster: not created (no $PORTS_FILE)"
+    return 1
+  fi
+  # shellcheck disable=SC1090
+  source "$PORTS_FILE"
+  local p port ok=0
+  for p in "${PROCS[@]}"; do
+    case $p in
+      etcd) port="$ETCD_PORT (peer $ETCD_PEER_PORT)" ;;
+      kube-apiserver) port=$APISERVER_PORT ;;
+      kube-controller-manager) port=$KCM_PORT ;;
+      kube-scheduler) port=$SCHEDULER_PORT ;;
+      kwok) port=$KWOK_PORT ;;
+      *) port=- ;;
+    esac
+    if alive "$p"; then
+      printf '%-24s running  pid %-8s port %s\n' "$p" "$(pid_of "$p")" "$port"
+    else
+      printf '%-24s DEAD     pid %-8s port %s  (log: %s)\n' "$p" "$(pid_of "$p" || echo -)" "$port" "$LOGS/$p.log"
+      ok=1
+    fi
+  done
+  echo "kubeconfig: $KUBECONFIG_FILE"
+  echo "apiserver:  https://127.0.0.1:$APISERVER_PORT"
+  if apiserver_ready; then
+    k get nodes -L topology.kubernetes.io/zone
+  else
+    echo "apiserver not answering"
+    ok=1
+  fi
+  return $ok
+}
+
+cmd_env() {
+  [[ -f "$KUBECONFIG_FILE" ]] || echo "cluster: warning: $KUBECONFIG_FILE does not exist yet; run 'up'" >&2
+  echo "export KUBECONFIG=$KUBECONFIG_FILE"
+}
+
+main() {
+  local cmd=${1:-}
+  case $cmd in
+    up | down)
+      mkdir -p "$STATE"
+      # One `up`/`down` at a time per state dir; a second `up` waits, then finds it running.
+      exec 9>"$STATE/cluster.lock"
+      flock -w 600 9 || die "timed out waiting for another cluster.sh $cmd (lock $STATE/cluster.lock)"
+      "cmd_$cmd"
+      ;;
+    status | env) "cmd_$cmd" ;;
+    *) die "usage: $0 up|down|status|env" ;;
+  esac
+}
+
+main "$@"

@@ -1,0 +1,159 @@
+// Talking to the embedded cluster and the real CLI, for end-to-end tests and benchmarks: what they
+// check is what the API server holds, never what the program meant to do.
+import { execFileSync, spawnSync } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+import { KUBECONFIG, REPO, stackLocks, toolchainBin } from "./local/environment";
+
+const BIN = toolchainBin();
+
+export function kubectl(args: string[], input?: string): string {
+  return execFileSync(path.join(BIN, "kubectl"), ["--kubeconfig", KUBECONFIG, ...args], {
+    encoding: "utf8",
+    input,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+}
+
+/** `kubectl apply` that may be refused: returns the API server's answer instead of throwing. */
+export function kubectlTry(args: string[], input?: string): { ok: boolean; output: string } {
+  const r = spawnSync(path.join(BIN, "kubectl"), ["--kubeconfig", KUBECONFIG, ...args], {
+    encoding: "utf8",
+    input,
+  });
+  return { ok: r.status === 0, output: `${r.stdout}${r.stderr}` };
+}
+
+export function getJson<T = any>(args: string[]): T {
+  return JSON.parse(kubectl(["get", ...args, "-o", "json"])) as T;
+}
+
+export function items(kind: string, namespace: string): any[] {
+  return getJson<{ items: any[] }>([kind, "-n", namespace]).items;
+}
+
+export interface PulumiRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  seconds: number;
+}
+
+/**
+ * Runs the real CLI on `stack` (through testbed/local/pulumi.ts) and returns what it printed.
+ * `programDir` (relative to the repository) runs another project, e.g. "delivery".
+ */
+export function pulumi(
+  stack: string,
+  args: string[],
+  timeoutMs = 15 * 60 * 1000,
+  programDir?: string,
+): PulumiRun {
+  const started = Date.now();
+  const dirArgs = programDir ? ["--program-dir", programDir] : [];
+  const r = spawnSync(
+    path.join(REPO, "node_modules/.bin/ts-node"),
+    [
+      "-T",
+      path.join(REPO, "testbed/local/pulumi.ts"),
+      ...dirArgs,
+      ...args,
+      "--stack",
+      stack,
+      "--non-interactive",
+    ],
+    {
+      cwd: REPO,
+      encoding: "utf8",
+      timeout: timeoutMs,
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, FORCE_COLOR: "0" },
+    },
+  );
+  return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr, seconds: (Date.now() - started) / 1000 };
+}
+
+export function mustPulumi(stack: string, args: string[], programDir?: string): PulumiRun {
+  const run = pulumi(stack, args, undefined, programDir);
+  if (run.code !== 0) {
+    throw new Error(
+      `pulumi ${args.join(" ")} exited ${run.code}\n${run.stdout.slice(-4000)}\n${run.stderr.slice(-4000)}`,
+    );
+  }
+  return run;
+}
+
+/** Writes Pulumi.<stack>.yaml from the dev stack's config with `changes` applied (raw keys, no prefix). */
+export function writeStackConfig(stack: string, changes: Record<string, unknown>): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const yaml = require("js-yaml") as typeof import("js-yaml");
+  const dev = yaml.load(fs.readFileSync(path.join(REPO, "Pulumi.dev.yaml"), "utf8")) as {
+    config: Record<string, unknown>;
+    encryptionsalt?: string;
+  };
+  const config = { ...dev.config };
+  for (const [key, value] of Object.entries(changes)) config[`pulp:${key}`] = value;
+  fs.writeFileSync(
+    path.join(REPO, `Pulumi.${stack}.yaml`),
+    yaml.dump({ config, ...(dev.encryptionsalt ? { encryptionsalt: dev.encryptionsalt } : {}) }),
+  );
+}
+
+/** Each Deployment's revision: a rollout (a pod template change) makes a new one, a scale does not. */
+export function revisions(namespace: string): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const d of items("deployments", namespace)) {
+    result[d.metadata.name] = `rev-${d.metadata.annotations?.["deployment.kubernetes.io/revision"]}`;
+  }
+  return result;
+}
+
+/**
+ * A fresh stack of its own for a test or benchmark, on a running embedded cluster: what an interrupted
+ * run left (a stale lock, the stack itself) is cleared first. `stack rm` deletes the config file, so it is
+ * written again before `stack init`.
+ */
+export function freshStack(stack: string, changes: Record<string, unknown>): void {
+  execFileSync("bash", [path.join(REPO, "testbed/cluster/cluster.sh"), "up"], { stdio: "inherit" });
+  for (const lock of stackLocks(stack).filter((l) => l.stale)) fs.rmSync(lock.file);
+  // An interrupted run leaves its namespace (kept on destroy, owned by the old stack's field manager).
+  if (typeof changes.namespace === "string") {
+    kubectlTry([
+      "delete",
+      "namespace",
+      changes.namespace,
+      "--ignore-not-found",
+      "--wait=true",
+      "--timeout=120s",
+    ]);
+  }
+  writeStackConfig(stack, changes);
+  pulumi(stack, ["stack", "rm", "--force", "--yes"]);
+  writeStackConfig(stack, changes);
+  mustPulumi(stack, ["stack", "init"]);
+}
+
+/** Forgets the stack and its config file and deletes its namespace, leaving the cluster clean. */
+export function dropStack(stack: string, namespace: string): void {
+  pulumi(stack, ["stack", "rm", "--force", "--yes"]);
+  fs.rmSync(path.join(REPO, `Pulumi.${stack}.yaml`), { force: true });
+  kubectlTry(["delete", "namespace", namespace, "--wait=false"]);
+}
+
+/**
+ * Config for the test bed's kwok stages (testbed/cluster/stages): a migration whose pod fails with `logTail`
+ * as its termination message (what the kubelet keeps of the log), and pods slow to become ready or never.
+ */
+export const failingMigration = (logTail: string) => ({
+  backoffLimit: 0,
+  podAnnotations: {
+    "pulp-e2e/fail": "true",
+    // kwok's own pod-complete stage must never take these pods.
+    "pod-complete.stage.kwok.x-k8s.io/weight": "0",
+    "pulp-e2e/log-tail": logTail,
+  },
+});
+
+export const readiness = (mode: "slow" | "never", after = "4s") => ({
+  podAnnotations: { "pulp-e2e/readiness": mode, "pulp-e2e/ready-after": after },
+});
