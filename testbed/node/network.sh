@@ -63,6 +63,19 @@ fw_down() {
   iptables -X "$FW_CHAIN" 2>/dev/null || true
 }
 
+# The kubelet makes KUBE-FIREWALL (IPv4 and IPv6, jumped to from INPUT and OUTPUT) even with
+# makeIPTablesUtilChains: false, and kube-proxy --cleanup leaves it: measured.
+kubelet_chains_down() {
+  local ipt hook
+  for ipt in iptables ip6tables; do
+    for hook in INPUT OUTPUT; do
+      while "$ipt" -D "$hook" -j KUBE-FIREWALL 2>/dev/null; do :; done
+    done
+    "$ipt" -F KUBE-FIREWALL 2>/dev/null || true
+    "$ipt" -X KUBE-FIREWALL 2>/dev/null || true
+  done
+}
+
 cni_config() {
   mkdir -p "$N/cni/net.d" "$N/cni/ipam"
   cat >"$N/cni/net.d/10-$CNI_NETWORK.conflist" <<EOF
@@ -110,6 +123,7 @@ net_down() {
   ip route del "$SERVICE_CIDR" dev "$BRIDGE" 2>/dev/null || true
   ip link del "$BRIDGE" 2>/dev/null || true
   fw_down
+  kubelet_chains_down
   # containerd's CNI result cache is a fixed path; drop our network's entries.
   rm -f /var/lib/cni/results/"$CNI_NETWORK"-* 2>/dev/null || true
   sysctls_restore
