@@ -36,6 +36,13 @@ ZONES=(zone-a zone-b)
 PROCS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok standin-controllers)
 BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok kwok-stages)
 
+# --- real node (testbed/node/): one real node `real-0` beside the kwok ones ------------------------
+# PULP_TESTBED_REAL_NODE=0: kwok nodes only (parallel checkouts: one real node per machine).
+REAL_NODE=${PULP_TESTBED_REAL_NODE:-1}
+real_node() { [[ $REAL_NODE != 0 ]]; }
+node_sh() { bash "$REPO/testbed/node/node.sh" "$C" "$BIN" "$@"; }
+# --- end real node ---------------------------------------------------------------------------------
+
 log() { printf '[cluster %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { echo "cluster: $*" >&2; exit 1; }
 k() { "$BIN/kubectl" --kubeconfig "$KUBECONFIG_FILE" --cache-dir "$C/kubectl-cache" "$@"; }
@@ -92,6 +99,8 @@ stop_pids() { # pid... : TERM, then KILL after 10s
 
 stop_all() {
   local i name pids=()
+  # real node: before the control plane (no-op when it never ran); it undoes its global changes.
+  node_sh down || log "stopping the real node failed; see $C/node/logs"
   # Reverse start order: clients before the apiserver, the apiserver before etcd.
   for ((i = ${#PROCS[@]} - 1; i >= 0; i--)); do
     name=${PROCS[i]}
@@ -193,6 +202,8 @@ subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,
 subjectAltName=IP:127.0.0.1,DNS:localhost"
   cert apiserver-etcd-client "/CN=kube-apiserver-etcd-client" "$client"
   cert admin "/O=system:masters/CN=kubernetes-admin" "$client"
+  # real node: the API server's identity towards kubelets (logs, exec, port-forward).
+  cert apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" "$client"
   cert kube-controller-manager "/CN=system:kube-controller-manager" "$client"
   cert kube-scheduler "/CN=system:kube-scheduler" "$client"
   # kwok plays the kubelet of every fake node, and the stand-ins play operators with cluster-wide
@@ -259,7 +270,12 @@ metadata:
     kubernetes.io/arch: amd64
     kubernetes.io/hostname: $name
     topology.kubernetes.io/zone: $zone
-spec: {}
+    pulp-testbed/node-kind: kwok
+spec:
+  # Simulated pods stay off the real node and real pods off these: a pod lands here only with a
+  # toleration (and picks a kind by the pulp-testbed/node-kind label).
+  taints:
+    - {key: kwok.x-k8s.io/node, value: fake, effect: NoSchedule}
 status:
   capacity: {cpu: "32", memory: 256Gi, pods: "110", ephemeral-storage: 1Ti}
   allocatable: {cpu: "32", memory: 256Gi, pods: "110", ephemeral-storage: 1Ti}
@@ -301,7 +317,8 @@ EOF
 running() {
   local p
   for p in "${PROCS[@]}"; do alive "$p" || return 1; done
-  k get --raw /readyz >/dev/null 2>&1
+  k get --raw /readyz >/dev/null 2>&1 || return 1
+  ! real_node || node_sh running >/dev/null 2>&1 # real node
 }
 
 apiserver_ready() { [[ $(k get --raw /readyz 2>/dev/null) == ok ]]; }
@@ -325,6 +342,7 @@ cmd_up() {
   for b in "${BINARIES[@]}"; do [[ -x "$BIN/$b" ]] || missing+=("$b"); done
   ((${#missing[@]} == 0)) || die "missing in $BIN: ${missing[*]}. Build them with 'npm run toolchain' (cluster.sh never builds)."
   for b in openssl python3 curl node setsid; do command -v "$b" >/dev/null || die "'$b' is not on PATH"; done
+  ! real_node || bash "$REPO/testbed/node/packages.sh" # real node: its Debian packages
   # The repo-manager.pulpproject.org CRDs are the Pulp operator's; this project does not install them.
   mapfile -t CRDS < <(ls "$CRD_DIR"/*.yaml 2>/dev/null | grep -v '/repo-manager\.pulpproject\.org_' || true)
   ((${#CRDS[@]})) || die "no CRDs found in $CRD_DIR"
@@ -389,6 +407,9 @@ cmd_up() {
     --requestheader-extra-headers-prefix=X-Remote-Extra- \
     --proxy-client-cert-file="$PKI/front-proxy-client.crt" --proxy-client-key-file="$PKI/front-proxy-client.key" \
     --authorization-mode=Node,RBAC \
+    `# real node: logs/exec reach the kubelet on its InternalIP (the node name does not resolve)` \
+    --kubelet-client-certificate="$PKI/apiserver-kubelet-client.crt" --kubelet-client-key="$PKI/apiserver-kubelet-client.key" \
+    --kubelet-preferred-address-types=InternalIP,Hostname \
     --allow-privileged=true \
     --service-account-issuer=https://kubernetes.default.svc.cluster.local \
     --service-account-key-file="$PKI/sa.pub" --service-account-signing-key-file="$PKI/sa.key" \
@@ -457,6 +478,7 @@ cmd_up() {
   wait_for standin-controllers 30 "its first poll" standin_ready
   wait_for kube-controller-manager 60 "the self-check ReadWriteMany PVC to be Bound (hostpath provisioner)" pvc_bound
   k -n default delete pvc cluster-selfcheck-rwx --wait=false >/dev/null
+  if real_node; then node_sh up; else log "real node skipped (PULP_TESTBED_REAL_NODE=0)"; fi
 
   trap - EXIT
   local took
@@ -507,8 +529,9 @@ cmd_status() {
   done
   echo "kubeconfig: $KUBECONFIG_FILE"
   echo "apiserver:  https://127.0.0.1:$APISERVER_PORT"
+  if [[ -d $C/node ]]; then node_sh status || ok=1; fi # real node
   if apiserver_ready; then
-    k get nodes -L topology.kubernetes.io/zone
+    k get nodes -L topology.kubernetes.io/zone,pulp-testbed/node-kind
   else
     echo "apiserver not answering"
     ok=1
