@@ -270,7 +270,12 @@ metadata:
     kubernetes.io/arch: amd64
     kubernetes.io/hostname: $name
     topology.kubernetes.io/zone: $zone
-spec: {}
+    pulp-testbed/node-kind: kwok
+spec:
+  # Simulated pods stay off the real node and real pods off these: a pod lands here only with a
+  # toleration (and picks a kind by the pulp-testbed/node-kind label).
+  taints:
+    - {key: kwok.x-k8s.io/node, value: fake, effect: NoSchedule}
 status:
   capacity: {cpu: "32", memory: 256Gi, pods: "110", ephemeral-storage: 1Ti}
   allocatable: {cpu: "32", memory: 256Gi, pods: "110", ephemeral-storage: 1Ti}

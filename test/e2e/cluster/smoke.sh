@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Smoke test of the local cluster (run scripts/cluster/cluster.sh up first): PodSecurity admission,
-# scheduling onto kwok nodes, hostpath storage, workload controllers, and the stand-in CNPG/CDI
+# scheduling onto kwok nodes (tainted kwok.x-k8s.io/node=fake:NoSchedule: pods here tolerate it and
+# select pulp-testbed/node-kind=kwok), hostpath storage, workload controllers, and the stand-in CNPG/CDI
 # controllers. One line per check; stops at the first failure and shows what it saw.
 set -euo pipefail
 
@@ -69,6 +70,8 @@ metadata:
   namespace: $NS
 spec:
   terminationGracePeriodSeconds: 1 # the namespace controller re-checks after about half of it
+  nodeSelector: {pulp-testbed/node-kind: kwok}
+  tolerations: [{key: kwok.x-k8s.io/node, operator: Equal, value: fake, effect: NoSchedule}]
   securityContext: {runAsNonRoot: true, runAsUser: 1000, seccompProfile: {type: RuntimeDefault}}
   containers:
     - name: app
@@ -121,6 +124,8 @@ spec:
     metadata: {labels: {app: web}}
     spec:
       terminationGracePeriodSeconds: 1
+      nodeSelector: {pulp-testbed/node-kind: kwok}
+      tolerations: [{key: kwok.x-k8s.io/node, operator: Equal, value: fake, effect: NoSchedule}]
       securityContext: {runAsNonRoot: true, runAsUser: 1000, seccompProfile: {type: RuntimeDefault}}
       topologySpreadConstraints:
         - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}
@@ -147,6 +152,8 @@ spec:
   template:
     spec:
       restartPolicy: Never
+      nodeSelector: {pulp-testbed/node-kind: kwok}
+      tolerations: [{key: kwok.x-k8s.io/node, operator: Equal, value: fake, effect: NoSchedule}]
       securityContext: {runAsNonRoot: true, runAsUser: 1000, seccompProfile: {type: RuntimeDefault}}
       containers:
         - name: once
