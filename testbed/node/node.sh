@@ -24,12 +24,12 @@ shift 3
 
 # shellcheck source=testbed/node/lib.sh
 source "$HERE/lib.sh"
-for f in pki network images containerd kubelet kube-proxy coredns; do
+for f in pki network images containerd kubelet kube-proxy coredns apiserver-relay; do
   # shellcheck disable=SC1090
   source "$HERE/$f.sh"
 done
 
-PROCS=(hostpath-perms containerd coredns kubelet kube-proxy) # start order
+PROCS=(hostpath-perms apiserver-relay containerd coredns kubelet kube-proxy) # start order
 HOSTPATH_BASE=/tmp/hostpath_pv # the controller-manager's host-path provisioner, fixed
 
 load_ports() {
@@ -85,6 +85,7 @@ cmd_up() {
   net_up
   nstart hostpath-perms python3 "$HERE/hostpath-perms.py" "$HOSTPATH_BASE" --owner "$N/"
   nwait hostpath-perms 10 "its inotify watch" grep -q watching "$NLOGS/hostpath-perms.log"
+  apiserver_relay_up
   mkdir -p "$N/images"
   image_pause "$N/images/pause.tar"
   containerd_up
