@@ -88,6 +88,12 @@ export const deliverySchema = z.strictObject({
   preview: z
     .strictObject({ enabled: z.boolean().default(false), branch: z.string().min(1).optional() })
     .prefault({}),
+  /**
+   * Take over a Pulp namespace that exists already (a stack installed by hand with `pulp:createNamespace`
+   * true, e.g. after `npm run up:local`) with the `import` resource option, instead of creating it. Its
+   * labels and annotations stay as they are while this is set (an import must match what exists).
+   */
+  adoptPulpNamespace: z.boolean().default(false),
   /** Cluster-scoped `get storageclasses`: needed only for a WaitForFirstConsumer artifact class. */
   readStorageClasses: z.boolean().default(false),
 });
