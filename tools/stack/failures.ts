@@ -72,7 +72,11 @@ export const KNOWN_FAILURES: readonly KnownFailure[] = [
     detect: (s) => {
       for (const p of s.pods)
         for (const c of p.containers)
-          if (c.reasons.includes("OOMKilled") && !isHistory(s, c.finishedAt))
+          // Still crashing is current; a container running again since a success is history.
+          if (
+            c.reasons.includes("OOMKilled") &&
+            (!c.state.startsWith("running") || !isHistory(s, c.finishedAt))
+          )
             return `pod ${p.name} container ${c.name}: OOMKilled, ${c.restartCount} restart(s)`;
       return undefined;
     },

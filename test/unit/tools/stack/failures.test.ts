@@ -464,4 +464,13 @@ test("an OOMKill before the last success is history, one after it is not", () =>
   };
   expect(oom("2026-11-22T02:45:00Z")).toEqual([]);
   expect(oom("2026-11-22T02:58:00Z")).toEqual(["workspace-oom"]);
+  // Crash-looping after an old OOMKill is current, whatever the time.
+  const looping = readyAfterFix();
+  container(looping, {
+    ready: false,
+    restartCount: 4,
+    state: { waiting: { reason: "CrashLoopBackOff" } },
+    lastState: { terminated: { reason: "OOMKilled", exitCode: 137, finishedAt: "2026-11-22T02:45:00Z" } },
+  });
+  expect(diagnose(looping).map((d) => d.failure.id)).toEqual(["workspace-oom"]);
 });
