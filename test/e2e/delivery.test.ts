@@ -48,7 +48,7 @@ const stacksFile = path.join(REPO, "delivery", `Pulumi.${STACK}.yaml`);
 const pulpFile = path.join(REPO, `Pulumi.${PULP_STACK}.yaml`);
 
 /** The repository over https: the server's URL and CA, from its first stdout line. */
-let git: { url: string; ca: string; server: ChildProcess };
+let git: { url: string; ca: string; server: ChildProcess; state: string };
 
 function serveRepository(): Promise<typeof git> {
   // A CA of this run's own, in a directory of its own: the test proves that trusting it is what works.
@@ -66,7 +66,7 @@ function serveRepository(): Promise<typeof git> {
       out += d.toString();
       if (out.includes("\n")) {
         const first = JSON.parse(out.split("\n")[0]) as { url: string; ca: string };
-        resolve({ url: first.url, ca: first.ca, server });
+        resolve({ url: first.url, ca: first.ca, server, state });
       }
     });
     server.on("exit", (code) => reject(new Error(`git:serve exited ${code}: ${log}`)));
@@ -100,6 +100,7 @@ beforeAll(
 
 afterAll(() => {
   git?.server.kill();
+  if (git) fs.rmSync(git.state, { recursive: true, force: true });
   process.stdout.write(`delivery e2e timings (s): ${JSON.stringify(timings)}\n`);
   pulumi(STACK, ["destroy", "--yes", "--skip-preview"], undefined, "delivery");
   pulumi(STACK, ["stack", "rm", "--force", "--yes"], undefined, "delivery");
