@@ -12,6 +12,7 @@ import {
 import { decode } from "../components/config/load";
 import { parseConfig } from "../components/config/parse";
 import { ConfigError as PulpConfigError, closest, setCommand } from "../components/config/problems";
+import { projectRepoProblem } from "./projectRepo";
 
 export const DELIVERY_NAMESPACE = "delivery";
 
@@ -42,10 +43,11 @@ export const deliverySchema = z.strictObject({
   pulumiStack: z.string().regex(/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+){0,2}$/, {
     error: 'must be a stack name such as "organization/pulp/prod"',
   }),
-  /** Git URL of this repository. No default: a real install names its own fork or mirror. */
-  projectRepo: z.string().regex(/^(https?|ssh|git|file):\/\/\S+$|^[\w.-]+@[\w.-]+:\S+$/, {
-    error: "must be a git URL (https://, ssh://, git://, file:// or user@host:path)",
-  }),
+  /**
+   * Git URL of this repository. No default: a real install names its own fork or mirror. The operator's
+   * own rules (https or ssh, owner/repo) are checked in parseDeliveryConfig (./projectRepo.ts).
+   */
+  projectRepo: z.string().min(1),
   branch: z.string().min(1).optional(),
   commit: z
     .string()
@@ -86,6 +88,12 @@ export const deliverySchema = z.strictObject({
   preview: z
     .strictObject({ enabled: z.boolean().default(false), branch: z.string().min(1).optional() })
     .prefault({}),
+  /**
+   * Take over a Pulp namespace that exists already (a stack installed by hand with `pulp:createNamespace`
+   * true, e.g. after `npm run up:local`) with the `import` resource option, instead of creating it. Its
+   * labels and annotations stay as they are while this is set (an import must match what exists).
+   */
+  adoptPulpNamespace: z.boolean().default(false),
   /** Cluster-scoped `get storageclasses`: needed only for a WaitForFirstConsumer artifact class. */
   readStorageClasses: z.boolean().default(false),
 });
@@ -131,6 +139,18 @@ const OWNED_PULP_KEYS = ["namespace", "createNamespace"];
 export function parseDeliveryConfig(raw: Record<string, unknown>): DeliveryConfig {
   const result = deliverySchema.safeParse(raw);
   const problems: DeliveryProblem[] = [];
+  // What the operator would refuse, reported with the other problems (a schema failure included).
+  const repo =
+    typeof raw.projectRepo === "string" && raw.projectRepo ? projectRepoProblem(raw.projectRepo) : undefined;
+  if (repo) {
+    problems.push({
+      key: keyOf(["projectRepo"]),
+      // Never the password of a URL with credentials.
+      given: repo.shown,
+      message: repo.note ? `${repo.message} (${repo.note})` : repo.message,
+      fix: `pulumi config set ${keyOf(["projectRepo"])} '${repo.suggestion}'`,
+    });
+  }
   if (!result.success) {
     for (const issue of result.error.issues) {
       if (issue.code === "unrecognized_keys") {

@@ -35,7 +35,7 @@ export class StackDeployment extends pulumi.ComponentResource {
       "app.kubernetes.io/managed-by": "pulumi",
     };
 
-    const namespace = (suffix: string, nsName: string, component: string) =>
+    const namespace = (suffix: string, nsName: string, component: string, adopt = false) =>
       new k8s.core.v1.Namespace(
         `${name}-${suffix}`,
         {
@@ -44,10 +44,16 @@ export class StackDeployment extends pulumi.ComponentResource {
             labels: { ...labels, "app.kubernetes.io/component": component, ...POD_SECURITY_LABELS },
           },
         },
-        // Deleting a namespace deletes everything in it: Pulp's volumes, the backend Secrets.
-        { ...child, retainOnDelete: true },
+        {
+          ...child,
+          // Deleting a namespace deletes everything in it: Pulp's volumes, the backend Secrets.
+          retainOnDelete: true,
+          // An existing Pulp namespace (installed by hand) is imported, not created: the engine
+          // refuses an import whose inputs differ from the object, so its labels stay as they are.
+          ...(adopt ? { import: nsName, ignoreChanges: ["metadata.labels", "metadata.annotations"] } : {}),
+        },
       );
-    const pulpNs = namespace("pulp-namespace", config.pulpNamespace, "pulp");
+    const pulpNs = namespace("pulp-namespace", config.pulpNamespace, "pulp", config.adoptPulpNamespace);
     const deliveryNs = namespace("delivery-namespace", config.deliveryNamespace, "delivery");
     this.pulpNamespace = pulpNs.metadata.name;
     this.deliveryNamespace = deliveryNs.metadata.name;

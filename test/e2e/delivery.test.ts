@@ -1,12 +1,16 @@
-// In-cluster delivery on the embedded cluster with the real engine: `pulumi up` of the delivery/ program,
-// the API server's verdict on the Stack CRs, SubjectAccessReviews of everything the workspace must and
-// must not do, and the real Pulp program installed and destroyed AS the workspace's ServiceAccount
-// (a kubeconfig that impersonates it). The operator itself cannot be built here (delivery/README.md).
-import { execFileSync } from "child_process";
+// Kwok e2e. In-cluster delivery on the embedded cluster with the real engine: `pulumi up` of the delivery/
+// program, the API server's verdict on the Stack CRs, SubjectAccessReviews of everything the workspace
+// must and must not do, and the real Pulp program installed and destroyed AS the workspace's
+// ServiceAccount (a kubeconfig that impersonates it). The repository is served the way the operator
+// accepts it: https smart-HTTP on loopback (testbed/git/serve.ts: git http-backend behind a TLS server,
+// with a CA made here), and the Stack CR points at it. The operator itself is not built here
+// (delivery/README.md).
+import { ChildProcess, execFileSync, spawn } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import * as yaml from "js-yaml";
 import { MANAGE_VERBS, PULP_KINDS, READ_OPERATE } from "../../delivery/kinds";
+import { operatorRepoUrl } from "../../delivery/projectRepo";
 import { workspaceRules } from "../../delivery/rbac";
 import { KUBECONFIG, REPO, STATE, stackLocks } from "../../testbed/local/environment";
 import { getJson, items, kubectl, kubectlTry, mustPulumi, pulumi } from "../../testbed/harness";
@@ -27,7 +31,7 @@ const DELIVERY_CONFIG = {
   deliveryNamespace: DELIVERY_NS,
   stackName: CR,
   pulumiStack: `organization/pulp/${PULP_STACK}`,
-  projectRepo: "git://127.0.0.1:9418/pulp-pulumi",
+  projectRepo: "", // the https URL of the server started in beforeAll
   branch: "main",
   backend: { secretName: "pulp-delivery-state", key: "url" },
   secretsProvider: { passphrase: { secretName: "pulp-delivery-state", key: "passphrase" } },
@@ -43,9 +47,37 @@ function writeYaml(file: string, config: Record<string, unknown>, extra: Record<
 const stacksFile = path.join(REPO, "delivery", `Pulumi.${STACK}.yaml`);
 const pulpFile = path.join(REPO, `Pulumi.${PULP_STACK}.yaml`);
 
+/** The repository over https: the server's URL and CA, from its first stdout line. */
+let git: { url: string; ca: string; server: ChildProcess; state: string };
+
+function serveRepository(): Promise<typeof git> {
+  // A CA of this run's own, in a directory of its own: the test proves that trusting it is what works.
+  const state = fs.mkdtempSync(path.join(STATE, "git-e2e-"));
+  const server = spawn(
+    path.join(REPO, "node_modules/.bin/ts-node"),
+    ["-T", path.join(REPO, "testbed/git/serve.ts"), "--port", "0"],
+    { cwd: REPO, env: { ...process.env, PULP_STATE_DIR: state }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let log = "";
+  server.stderr!.on("data", (d: Buffer) => (log += d.toString()));
+  return new Promise((resolve, reject) => {
+    let out = "";
+    server.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (out.includes("\n")) {
+        const first = JSON.parse(out.split("\n")[0]) as { url: string; ca: string };
+        resolve({ url: first.url, ca: first.ca, server, state });
+      }
+    });
+    server.on("exit", (code) => reject(new Error(`git:serve exited ${code}: ${log}`)));
+  });
+}
+
 beforeAll(
-  () => {
+  async () => {
     execFileSync("bash", [path.join(REPO, "testbed/cluster/cluster.sh"), "up"], { stdio: "inherit" });
+    git = await serveRepository();
+    DELIVERY_CONFIG.projectRepo = git.url;
     // What an interrupted run left: stale locks, both stacks, the namespaces (kept on delete by design).
     for (const lock of [...stackLocks(STACK, "pulp-delivery"), ...stackLocks(PULP_STACK)].filter(
       (l) => l.stale,
@@ -67,6 +99,8 @@ beforeAll(
 );
 
 afterAll(() => {
+  git?.server.kill();
+  if (git) fs.rmSync(git.state, { recursive: true, force: true });
   process.stdout.write(`delivery e2e timings (s): ${JSON.stringify(timings)}\n`);
   pulumi(STACK, ["destroy", "--yes", "--skip-preview"], undefined, "delivery");
   pulumi(STACK, ["stack", "rm", "--force", "--yes"], undefined, "delivery");
@@ -75,6 +109,42 @@ afterAll(() => {
     fs.rmSync(f, { force: true });
   for (const ns of [PULP_NS, DELIVERY_NS]) kubectlTry(["delete", "namespace", ns, "--wait=false"]);
   kubectlTry(["delete", "clusterrolebindings,clusterroles", "-l", `app.kubernetes.io/instance=${CR}`]);
+});
+
+test("the repository is served over https smart-HTTP, as the operator accepts it, and only with the CA", () => {
+  // What PKO's gitutil.ParseGitRepoURL makes of it: the same URL, no subdirectory.
+  expect(operatorRepoUrl(git.url)).toEqual({ repository: git.url, subdirectory: "" });
+  const lsRemote = (env: Record<string, string>) => {
+    try {
+      return {
+        ok: true,
+        out: execFileSync("git", ["ls-remote", git.url, "refs/heads/main"], {
+          env: { ...process.env, ...env },
+          encoding: "utf8",
+          stdio: "pipe",
+        }),
+      };
+    } catch (e) {
+      return { ok: false, out: String((e as { stderr?: string }).stderr ?? e) };
+    }
+  };
+  const t0 = Date.now();
+  const trusted = lsRemote({ GIT_SSL_CAINFO: git.ca });
+  timings.lsRemoteHttps = (Date.now() - t0) / 1000;
+  const main = execFileSync("git", ["-C", REPO, "rev-parse", "refs/heads/main"], { encoding: "utf8" }).trim();
+  expect(trusted).toEqual({ ok: true, out: `${main}\trefs/heads/main\n` });
+  // Without the CA the TLS handshake fails: the server is really https, and trust is what makes it work.
+  const untrusted = lsRemote({ GIT_SSL_CAINFO: "/dev/null", SSL_CERT_FILE: "/dev/null" });
+  expect(untrusted.ok).toBe(false);
+  expect(untrusted.out).toMatch(/certificate|SSL/i);
+  // A clone (what the workspace's `agent init` does) of the branch the Stack follows.
+  const clone = fs.mkdtempSync(path.join(STATE, "git-clone-"));
+  execFileSync("git", ["clone", "--quiet", "--depth", "1", "--branch", "main", git.url, clone], {
+    env: { ...process.env, GIT_SSL_CAINFO: git.ca },
+  });
+  expect(execFileSync("git", ["-C", clone, "rev-parse", "HEAD"], { encoding: "utf8" }).trim()).toBe(main);
+  expect(fs.existsSync(path.join(clone, "Pulumi.yaml"))).toBe(true);
+  fs.rmSync(clone, { recursive: true, force: true });
 });
 
 test("`pulumi up` of delivery/ creates the namespaces, the workspace RBAC and both Stack CRs", () => {
@@ -102,6 +172,7 @@ test("`pulumi up` of delivery/ creates the namespaces, the workspace RBAC and bo
   const stack = getJson(["stacks.pulumi.com", CR, "-n", DELIVERY_NS]);
   expect(stack.spec).toMatchObject({
     stack: `organization/pulp/${PULP_STACK}`,
+    projectRepo: git.url,
     branch: "main",
     repoDir: ".",
     destroyOnFinalize: false,

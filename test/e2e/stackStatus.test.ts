@@ -1,4 +1,4 @@
-// `npm run stack -- status|retry` against the embedded cluster's API server: for each known failure a
+// Kwok e2e. `npm run stack -- status|retry` against the embedded cluster's API server: for each known failure a
 // Stack CR whose status (written through the status subresource, as the operator writes it), Events,
 // workspace Pod and Update objects show it; the command must name the cause and the fix. No operator
 // runs here (delivery/README.md): these objects stand where its reconcile would leave them.
@@ -13,7 +13,8 @@ jest.setTimeout(10 * 60 * 1000);
 
 const NS = "pulp-status-e2e";
 const CRD_FILE = path.resolve(REPO, "../shared/crds/pulumi.com_stacks.yaml");
-const T = () => new Date().toISOString().replace(/\.\d+Z$/, "Z");
+const T = (offsetSeconds = 0) =>
+  new Date(Date.now() + offsetSeconds * 1000).toISOString().replace(/\.\d+Z$/, "Z");
 
 function stackCommand(args: string[], kubeconfig = KUBECONFIG) {
   const r = spawnSync(
@@ -51,8 +52,15 @@ const stalledStatus = (reason: string, message: string) => ({
 
 interface Stage {
   spec?: Record<string, unknown>;
-  status?: Record<string, unknown>;
-  events?: { object: "Stack" | "Workspace" | "StatefulSet"; reason: string; message: string }[];
+  /** A function is called after the spec is applied: its times then come after the spec change. */
+  status?: Record<string, unknown> | (() => Record<string, unknown>);
+  events?: {
+    object: "Stack" | "Workspace" | "StatefulSet";
+    reason: string;
+    message: string;
+    /** Seconds before now (default 0). */
+    ago?: number;
+  }[];
   /** Container status of the workspace pod `<name>-workspace-0`. */
   container?: Record<string, unknown>;
   update?: string;
@@ -206,7 +214,7 @@ function stage(id: string, s: Stage): string {
     ["apply", "-f", "-"],
     JSON.stringify({ apiVersion: "pulumi.com/v1", kind: "Stack", metadata: { name, namespace: NS }, spec }),
   );
-  let status = s.status;
+  let status = typeof s.status === "function" ? s.status() : s.status;
   if (s.update) {
     const update = `${name}-up1`;
     kubectl(
@@ -296,8 +304,8 @@ function stage(id: string, s: Stage): string {
         reason: e.reason,
         message: e.message,
         type: e.reason === "StackCreated" ? "Normal" : "Warning",
-        firstTimestamp: T(),
-        lastTimestamp: T(),
+        firstTimestamp: T(-(e.ago ?? 0)),
+        lastTimestamp: T(-(e.ago ?? 0)),
         count: 1,
         source: { component: "pulumi-kubernetes-operator" },
       }),
@@ -434,6 +442,57 @@ test("a healthy Stack: exit 0, ready, its pod and events shown", () => {
   expect(out).toMatch(/StackCreated/);
   expect(out).toMatch(/pod st-healthy-workspace-0 +Running/);
   expect(out).toMatch(/ok: Ready, nothing to fix/);
+});
+
+// What PKO v2.9.0 wrote on this cluster (issue 13), then read back through the API server.
+const REFUSED = 'parsing "git://127.0.0.1:9418/pulp-pulumi": invalid URL scheme: git';
+
+test("a Ready Stack with an old StackConfigInvalid event: exit 0, the event shown as history", () => {
+  const name = stage("ready-after-fix", {
+    status: {
+      observedGeneration: 1,
+      conditions: [
+        cond("Ready", "True", "ProcessingCompleted", "the stack has been processed and is up to date"),
+      ],
+      lastUpdate: { state: "succeeded", type: "up", generation: 1, name: "st-ready-up", lastResyncTime: T() },
+    },
+    // Ten minutes before the spec this Stack has now (written by `kubectl apply` above).
+    events: [{ object: "Stack", reason: "StackConfigInvalid", message: REFUSED, ago: 600 }],
+    expect: { fix: /./ },
+  });
+  const { code, out } = stackCommand(["status", name, "-n", NS]);
+  expect({ code, ok: /ok: Ready, nothing to fix/.test(out), stale: out.includes("[spec-invalid]") }).toEqual({
+    code: 0,
+    ok: true,
+    stale: false,
+  });
+  expect(out).toMatch(/history +StackConfigInvalid/);
+});
+
+test("a Stack the operator stalled with observedGeneration 0: spec-invalid, not also not-reconciled", () => {
+  const name = stage("stalled-gen0", {
+    // Written after the spec, as the operator writes it; no observedGeneration, as PKO 2.9.0 left it.
+    status: () => ({
+      conditions: [
+        cond("Ready", "False", "NotReadyStalled", "reconciliation is stalled"),
+        cond("Stalled", "True", "SpecInvalid", REFUSED),
+      ],
+    }),
+    events: [{ object: "Stack", reason: "StackConfigInvalid", message: REFUSED }],
+    expect: { fix: /./ },
+  });
+  expect(getJson(["stacks.pulumi.com", name, "-n", NS]).status.observedGeneration ?? 0).toBe(0);
+  const { code, out } = stackCommand(["status", name, "-n", NS]);
+  expect({
+    code,
+    specInvalid: out.includes("[spec-invalid]"),
+    notReconciled: out.includes("[not-reconciled]"),
+  }).toEqual({
+    code: 2,
+    specInvalid: true,
+    notReconciled: false,
+  });
+  expect(out).toContain("invalid URL scheme: git");
 });
 
 test("retry sets pulumi.com/reconciliation-request to the current time (RFC 3339)", () => {

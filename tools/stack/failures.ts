@@ -1,7 +1,7 @@
 // What goes wrong with a Stack, from the operator's troubleshooting guide (../shared/seeds/002) and the
 // PKO v2 controller's own condition reasons and event reasons, as a table: how to recognise it in a
 // snapshot, the likely cause, and the fix. test/unit/stack/failures.test.ts has a case per entry.
-import { condition, messages, StackSnapshot } from "./snapshot";
+import { condition, currentEvents, isHistory, messages, specChangedAt, StackSnapshot } from "./snapshot";
 
 export interface KnownFailure {
   id: string;
@@ -17,7 +17,9 @@ const name = (s: StackSnapshot) => s.stack.metadata.name;
 const ns = (s: StackSnapshot) => s.stack.metadata.namespace;
 const pod = (s: StackSnapshot) => s.pods[0]?.name ?? `${name(s)}-workspace-0`;
 const retry = (s: StackSnapshot) => `npm run stack -- retry ${name(s)} -n ${ns(s)}`;
-const event = (s: StackSnapshot, reason: string) => s.events.find((e) => e.reason === reason);
+// Only events from after the last spec change or success (snapshot.ts diagnosisSince): an old
+// StackConfigInvalid is no diagnosis of a Stack that has been Ready since.
+const event = (s: StackSnapshot, reason: string) => currentEvents(s).find((e) => e.reason === reason);
 const firstLine = (text: string) =>
   text
     .split("\n")
@@ -47,9 +49,17 @@ export const KNOWN_FAILURES: readonly KnownFailure[] = [
       const st = s.stack.status;
       const gen = s.stack.metadata.generation ?? 0;
       if (!st || (st.observedGeneration === undefined && !st.conditions?.length)) return "no status at all";
-      if ((st.observedGeneration ?? 0) < gen)
-        return `observedGeneration ${st.observedGeneration} < generation ${gen}`;
-      return undefined;
+      if ((st.observedGeneration ?? 0) >= gen) return undefined;
+      // observedGeneration is not enough: PKO 2.9.0 left it at 0 on a Stack it had stalled
+      // (Stalled/SpecInvalid). A condition set since the spec last changed is the operator's answer.
+      const changed = specChangedAt(s.stack);
+      const conditions = st.conditions ?? [];
+      const answered = changed
+        ? conditions.some((c) => Date.parse(c.lastTransitionTime ?? "") >= Date.parse(changed))
+        : conditions.some((c) => c.type === "Stalled" && c.status === "True");
+      return answered
+        ? undefined
+        : `observedGeneration ${st.observedGeneration ?? 0} < generation ${gen}${changed ? `, no condition since the spec changed ${changed}` : ""}`;
     },
     cause:
       "No Pulumi Kubernetes Operator is running (or it cannot watch this namespace), or it is still busy with an earlier change.",
@@ -62,7 +72,11 @@ export const KNOWN_FAILURES: readonly KnownFailure[] = [
     detect: (s) => {
       for (const p of s.pods)
         for (const c of p.containers)
-          if (c.reasons.includes("OOMKilled"))
+          // Still crashing is current; a container running again since a success is history.
+          if (
+            c.reasons.includes("OOMKilled") &&
+            (!c.state.startsWith("running") || !isHistory(s, c.finishedAt))
+          )
             return `pod ${p.name} container ${c.name}: OOMKilled, ${c.restartCount} restart(s)`;
       return undefined;
     },

@@ -1,7 +1,7 @@
 // One readable screen from a snapshot: what the operator says (conditions, updates, events), what the
 // workspace pod does, and for each known failure the cause and the fix.
 import { Diagnosis } from "./failures";
-import { Condition, StackSnapshot } from "./snapshot";
+import { Condition, diagnosisSince, isHistory, StackSnapshot } from "./snapshot";
 
 export function ago(iso: string | undefined, now: Date): string {
   if (!iso) return "";
@@ -77,11 +77,15 @@ export function render(s: StackSnapshot, diagnoses: Diagnosis[]): string {
     if (u.message) out.push(`  update ${u.name}: ${clip(u.message, 200)}`);
   }
 
-  out.push("Events (newest last)");
+  const since = diagnosisSince(s);
+  const history = s.events.some((e) => isHistory(s, e.last));
+  out.push(
+    `Events (newest last${history ? `; "history": before ${since} (last spec change or success), not part of the diagnosis` : ""})`,
+  );
   if (s.events.length === 0) out.push("  (none: events expire after an hour)");
   for (const e of s.events.slice(-10)) {
     out.push(
-      `  ${ago(e.last, s.now).padEnd(8)} ${e.type.padEnd(7)} ${e.reason.padEnd(28)} ${e.object}: ${clip(e.message, 100)}${e.count > 1 ? ` (x${e.count})` : ""}`,
+      `  ${ago(e.last, s.now).padEnd(8)} ${(isHistory(s, e.last) ? "history" : e.type).padEnd(7)} ${e.reason.padEnd(28)} ${e.object}: ${clip(e.message, 100)}${e.count > 1 ? ` (x${e.count})` : ""}`,
     );
   }
 

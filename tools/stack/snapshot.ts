@@ -16,6 +16,13 @@ export interface StackObject {
     generation?: number;
     annotations?: Record<string, string>;
     creationTimestamp?: string;
+    managedFields?: {
+      manager?: string;
+      operation?: string;
+      time?: string;
+      subresource?: string;
+      fieldsV1?: any;
+    }[];
   };
   spec: Record<string, any>;
   status?: {
@@ -59,6 +66,8 @@ export interface ContainerState {
   lastState?: string;
   /** Reason of the current or the last termination, for matching. */
   reasons: string[];
+  /** When the current or last run that ended with a termination reason finished. */
+  finishedAt?: string;
   message?: string;
 }
 
@@ -94,14 +103,56 @@ export function condition(s: StackSnapshot, type: string): Condition | undefined
   return s.stack.status?.conditions?.find((c) => c.type === type);
 }
 
-/** All the free text that may carry an error: conditions, last update, Update objects, events. */
+const time = (iso: string | undefined) => (iso ? Date.parse(iso) : NaN);
+
+/**
+ * When the spec last changed: the newest managedFields entry that owns spec fields (kubectl, Pulumi's
+ * server-side apply), else the creation time of a first generation. Undefined when unknown.
+ */
+export function specChangedAt(stack: StackObject): string | undefined {
+  const times = (stack.metadata.managedFields ?? [])
+    .filter((m) => m.subresource !== "status" && m.time && m.fieldsV1 && "f:spec" in m.fieldsV1)
+    .map((m) => m.time!)
+    .sort((a, b) => time(a) - time(b));
+  if (times.length) return times[times.length - 1];
+  return (stack.metadata.generation ?? 1) <= 1 ? stack.metadata.creationTimestamp : undefined;
+}
+
+/**
+ * Evidence older than this says nothing about the Stack as it is now: the last spec change (the operator
+ * acts on the new spec), the last successful update, or the moment Ready turned True. Undefined: no such
+ * moment is known, everything counts.
+ */
+export function diagnosisSince(s: StackSnapshot): string | undefined {
+  const lu = s.stack.status?.lastUpdate;
+  const ready = condition(s, "Ready");
+  const candidates = [
+    specChangedAt(s.stack),
+    lu?.state === "succeeded" ? lu.lastResyncTime : undefined,
+    ready?.status === "True" ? ready.lastTransitionTime : undefined,
+  ].filter((t): t is string => !Number.isNaN(time(t)));
+  return candidates.sort((a, b) => time(a) - time(b)).pop();
+}
+
+/** Whether something that happened at `at` predates diagnosisSince (then it is history, not a diagnosis). */
+export function isHistory(s: StackSnapshot, at: string | undefined): boolean {
+  const since = diagnosisSince(s);
+  return since !== undefined && !Number.isNaN(time(at)) && time(at) < time(since);
+}
+
+/** Events that may explain the Stack's current state: none from before diagnosisSince. */
+export function currentEvents(s: StackSnapshot): EventSummary[] {
+  return s.events.filter((e) => !isHistory(s, e.last));
+}
+
+/** All the free text that may carry an error: conditions, last update, Update objects, current events. */
 export function messages(s: StackSnapshot): string {
   return [
     ...(s.stack.status?.conditions ?? []).map((c) => c.message ?? ""),
     s.stack.status?.lastUpdate?.message ?? "",
     ...s.updates.map((u) => u.message ?? ""),
     ...s.updates.flatMap((u) => u.conditions.map((c) => c.message ?? "")),
-    ...s.events.map((e) => e.message),
+    ...currentEvents(s).map((e) => e.message),
     ...(s.workspace?.conditions ?? []).map((c) => c.message ?? ""),
     ...s.pods.flatMap((p) => p.containers.map((c) => c.message ?? "")),
   ].join("\n");
@@ -109,7 +160,7 @@ export function messages(s: StackSnapshot): string {
 
 /** Summarises a Pod object as the API server returns it. */
 export function podSummary(pod: any): PodSummary {
-  const describe = (st: any): { text: string; reason?: string; message?: string } => {
+  const describe = (st: any): { text: string; reason?: string; message?: string; finishedAt?: string } => {
     if (!st) return { text: "unknown" };
     if (st.running) return { text: "running" };
     if (st.waiting)
@@ -124,6 +175,7 @@ export function podSummary(pod: any): PodSummary {
         text: `terminated: ${t.reason ?? "?"} (exit ${t.exitCode})`,
         reason: t.reason,
         message: t.message,
+        finishedAt: t.finishedAt,
       };
     }
     return { text: "unknown" };
@@ -141,6 +193,7 @@ export function podSummary(pod: any): PodSummary {
         lastState: last?.text,
         reasons: [now.reason, last?.reason].filter((r): r is string => !!r),
         message: [now.message, last?.message].filter(Boolean).join("\n") || undefined,
+        finishedAt: now.finishedAt ?? last?.finishedAt,
       };
     });
   return {

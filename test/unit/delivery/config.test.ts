@@ -49,7 +49,7 @@ test.each([
     "delivery:workspace.nodeMaxOldSpaceMb",
     /below workspace.memoryLimit/,
   ],
-  [{ projectRepo: "not a url" }, "delivery:projectRepo", /git URL/],
+  [{ projectRepo: "not a url" }, "delivery:projectRepo", /https:\/\/ or ssh:\/\//],
   [
     { pulpConfig: { ...(DELIVERY.pulpConfig as object), createNamespace: true } },
     "delivery:pulpConfig.createNamespace",

@@ -17,6 +17,9 @@ export interface Registered {
   protect: boolean;
   retainOnDelete: boolean;
   deleteBeforeReplace: boolean;
+  /** The `import` resource option ("" when none). */
+  importId: string;
+  ignoreChanges: string[];
 }
 
 export class MockRun {
@@ -141,6 +144,8 @@ export async function runWithMocks(
           protect: req.getProtect() === true,
           retainOnDelete: req.getRetainondelete() === true,
           deleteBeforeReplace: req.getDeletebeforereplace() === true,
+          importId: req.getImportid() ?? "",
+          ignoreChanges: req.getIgnorechangesList() ?? [],
         });
       }
       callback(err, res);

@@ -1,4 +1,4 @@
-// One case per known failure (tools/stack/failures.ts): the snapshot that shows it is recognised,
+// Unit. One case per known failure (tools/stack/failures.ts): the snapshot that shows it is recognised,
 // with its cause and fix; a healthy Stack shows none. A table entry without a case fails here.
 import { diagnose, KNOWN_FAILURES } from "../../../../tools/stack/failures";
 import { render } from "../../../../tools/stack/render";
@@ -294,4 +294,183 @@ test("a missing Secret (not just a key) is created, not patched", () => {
   expect(d.failure.fix(s)).toMatch(
     /^kubectl -n pulp-delivery create secret generic state --from-literal=url=<value>/,
   );
+});
+
+// What PKO v2.9.0 wrote on the embedded cluster (issue 13): the dev Stack was created with a git:// URL
+// (the operator refused it with a StackConfigInvalid event and Stalled/SpecInvalid, observedGeneration
+// left at 0), then its spec was corrected and it went Ready.
+const REFUSED = 'parsing "git://127.0.0.1:9418/pulp-pulumi": invalid URL scheme: git';
+const CREATED = "2026-11-22T02:40:00Z";
+const REFUSED_AT = "2026-11-22T02:40:02Z";
+const FIXED = "2026-11-22T02:50:00Z";
+const specManager = (time: string) => ({
+  manager: "pulumi-resource-kubernetes",
+  operation: "Apply",
+  time,
+  fieldsV1: { "f:spec": { "f:projectRepo": {} } },
+});
+const operatorStatus = (time: string) => ({
+  manager: "pulumi-kubernetes-operator",
+  operation: "Apply",
+  subresource: "status",
+  time,
+  fieldsV1: { "f:status": {} },
+});
+
+function stalledByOperator(): StackSnapshot {
+  return snapshot((s) => {
+    s.stack.metadata = {
+      ...s.stack.metadata,
+      generation: 1,
+      creationTimestamp: CREATED,
+      managedFields: [specManager(CREATED), operatorStatus(REFUSED_AT)],
+    };
+    s.stack.status = {
+      observedGeneration: 0,
+      conditions: [
+        {
+          type: "Ready",
+          status: "False",
+          reason: "NotReadyStalled",
+          message: "reconciliation is stalled",
+          lastTransitionTime: REFUSED_AT,
+        },
+        {
+          type: "Stalled",
+          status: "True",
+          reason: "SpecInvalid",
+          message: REFUSED,
+          lastTransitionTime: REFUSED_AT,
+        },
+      ],
+    };
+    s.events = [
+      {
+        type: "Warning",
+        reason: "StackConfigInvalid",
+        message: REFUSED,
+        object: "Stack/pulp",
+        count: 1,
+        last: REFUSED_AT,
+      },
+    ];
+    s.workspace = undefined;
+    s.pods = [];
+  });
+}
+
+function readyAfterFix(): StackSnapshot {
+  const s = stalledByOperator();
+  s.stack.metadata.generation = 2;
+  s.stack.metadata.managedFields = [specManager(FIXED), operatorStatus("2026-11-22T02:51:40Z")];
+  s.stack.spec.projectRepo = "https://127.0.0.1:9443/local/pulp-pulumi.git";
+  s.stack.status = {
+    observedGeneration: 2,
+    conditions: [
+      {
+        type: "Ready",
+        status: "True",
+        reason: "ProcessingCompleted",
+        message: "the stack has been processed and is up to date",
+        lastTransitionTime: "2026-11-22T02:51:40Z",
+      },
+    ],
+    lastUpdate: {
+      state: "succeeded",
+      type: "up",
+      generation: 2,
+      name: "pulp-dev-abcde",
+      lastResyncTime: "2026-11-22T02:51:40Z",
+      lastSuccessfulCommit: "a".repeat(40),
+    },
+  };
+  s.events.push({
+    type: "Normal",
+    reason: "UpdateSucceeded",
+    message: "Successfully updated stack.",
+    object: "Stack/pulp",
+    count: 1,
+    last: "2026-11-22T02:51:40Z",
+  });
+  return s;
+}
+
+test("a Ready Stack prints no stale failure: the StackConfigInvalid from before the fix is history", () => {
+  const s = readyAfterFix();
+  expect(diagnose(s)).toEqual([]);
+  const screen = render(s, []);
+  expect(screen).toMatch(/ok: Ready, nothing to fix/);
+  expect(screen).toMatch(/history +StackConfigInvalid/);
+  expect(screen).toMatch(/Normal +UpdateSucceeded/);
+  // Ready alone (no managedFields, no lastUpdate) is enough to make the old event history.
+  const readyOnly = readyAfterFix();
+  delete readyOnly.stack.metadata.managedFields;
+  delete readyOnly.stack.status!.lastUpdate;
+  expect(diagnose(readyOnly)).toEqual([]);
+  // Control: the same event after the fix is a current failure, even while Ready says True.
+  const again = readyAfterFix();
+  again.events.push({ ...again.events[0], last: "2026-11-22T02:55:00Z" });
+  expect(diagnose(again).map((d) => d.failure.id)).toEqual(["spec-invalid"]);
+});
+
+test("a Stack the operator stalled is not also 'not reconciled' (observedGeneration 0 < generation 1)", () => {
+  const s = stalledByOperator();
+  expect(diagnose(s).map((d) => [d.failure.id, d.evidence])).toEqual([
+    ["spec-invalid", `Stalled/SpecInvalid: ${REFUSED}`],
+  ]);
+  const screen = render(s, diagnose(s));
+  expect(screen).not.toContain("[not-reconciled]");
+  // The same stall with no managedFields to date the spec: the Stalled condition is the operator's answer.
+  const undated = stalledByOperator();
+  delete undated.stack.metadata.managedFields;
+  delete undated.stack.metadata.creationTimestamp;
+  expect(diagnose(undated).map((d) => d.failure.id)).toEqual(["spec-invalid"]);
+});
+
+test("a spec changed after the operator's last condition is not reconciled (yet)", () => {
+  const s = stalledByOperator();
+  s.stack.metadata.generation = 2;
+  s.stack.metadata.managedFields = [specManager(FIXED), operatorStatus(REFUSED_AT)];
+  const ids = diagnose(s).map((d) => d.failure.id);
+  expect(ids).toContain("not-reconciled");
+  expect(diagnose(s).find((d) => d.failure.id === "not-reconciled")!.evidence).toBe(
+    `observedGeneration 0 < generation 2, no condition since the spec changed ${FIXED}`,
+  );
+  // The Stalled condition is still what the operator last said, so it stays in the diagnosis.
+  expect(ids).toEqual(["not-reconciled", "spec-invalid"]);
+});
+
+test("an OOMKill before the last success is history, one after it is not", () => {
+  const oom = (finishedAt: string) => {
+    const s = readyAfterFix();
+    s.pods = [
+      podSummary({
+        metadata: { name: "pulp-workspace-0" },
+        status: {
+          phase: "Running",
+          containerStatuses: [
+            {
+              name: "pulumi",
+              ready: true,
+              restartCount: 1,
+              state: { running: {} },
+              lastState: { terminated: { reason: "OOMKilled", exitCode: 137, finishedAt } },
+            },
+          ],
+        },
+      }),
+    ];
+    return diagnose(s).map((d) => d.failure.id);
+  };
+  expect(oom("2026-11-22T02:45:00Z")).toEqual([]);
+  expect(oom("2026-11-22T02:58:00Z")).toEqual(["workspace-oom"]);
+  // Crash-looping after an old OOMKill is current, whatever the time.
+  const looping = readyAfterFix();
+  container(looping, {
+    ready: false,
+    restartCount: 4,
+    state: { waiting: { reason: "CrashLoopBackOff" } },
+    lastState: { terminated: { reason: "OOMKilled", exitCode: 137, finishedAt: "2026-11-22T02:45:00Z" } },
+  });
+  expect(diagnose(looping).map((d) => d.failure.id)).toEqual(["workspace-oom"]);
 });
