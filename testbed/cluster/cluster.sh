@@ -332,7 +332,8 @@ nodes_ready() {
   n=$(k get nodes -l type=kwok -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' | grep -c '^True$')
   ((n == NODES))
 }
-crds_established() { k wait --for=condition=Established --timeout=2s "${CRDS[@]/#/--filename=}"; }
+# One kubectl call waits up to 20 s: a loaded API server answers a 2 s wait too late, every time.
+crds_established() { k wait --for=condition=Established --timeout=20s "${CRDS[@]/#/--filename=}"; }
 pvc_bound() { [[ $(k -n default get pvc cluster-selfcheck-rwx -o jsonpath='{.status.phase}') == Bound ]]; }
 standin_ready() { grep -q 'standin: ready' "$LOGS/standin-controllers.log"; }
 
@@ -473,7 +474,7 @@ cmd_up() {
   wait_for kube-scheduler 60 "/healthz" healthz "$SCHEDULER_PORT"
   wait_for kwok 60 "$NODES Ready nodes" nodes_ready
   log "controller-manager, scheduler, kwok and $NODES nodes ready"
-  wait_for kube-apiserver 60 "${#CRDS[@]} CRDs Established" crds_established
+  wait_for kube-apiserver 180 "${#CRDS[@]} CRDs Established" crds_established
   wait_for kube-controller-manager 60 "ServiceAccount default/default" k -n default get serviceaccount default
   wait_for standin-controllers 30 "its first poll" standin_ready
   wait_for kube-controller-manager 60 "the self-check ReadWriteMany PVC to be Bound (hostpath provisioner)" pvc_bound
