@@ -90,6 +90,7 @@ export class MigrationJob extends pulumi.ComponentResource {
             metadata: { labels: podLabels, annotations: args.podAnnotations },
             spec: restricted({
               restartPolicy: "Never",
+              enableServiceLinks: false, // see Workload: dynaconf would read service-link env as settings
               initContainers: [initDirsContainer(rt)],
               containers: [
                 {

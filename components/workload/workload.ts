@@ -66,6 +66,9 @@ export class Workload extends pulumi.ComponentResource {
       restricted(
         {
           ...args.podSpec,
+          // Service links would put PULP_REDIS_PORT=tcp://... in the env of an instance named "pulp", and
+          // dynaconf reads every PULP_* variable as a setting (found on real Pulp: Redis unreachable).
+          enableServiceLinks: false,
           topologySpreadConstraints: args.topologySpread
             ? [spread("topology.kubernetes.io/zone"), spread("kubernetes.io/hostname")]
             : undefined,

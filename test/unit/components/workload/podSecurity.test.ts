@@ -56,3 +56,10 @@ test("podSpecOverrides reach the pod spec without dropping the security context"
   expect(api).toMatchObject({ priorityClassName: "pulp-high", nodeSelector: { pool: "infra" } });
   expect(restrictedViolations(api)).toEqual([]);
 });
+
+test("no pod gets service-link env: dynaconf would read PULP_REDIS_PORT=tcp://... as a setting", async () => {
+  const everything = { ...MINIMAL, web: { enabled: true }, redis: { enabled: true }, cacheEnabled: true };
+  for (const [name, spec] of podSpecs(await render(everything))) {
+    expect({ name, links: spec.enableServiceLinks }).toEqual({ name, links: false });
+  }
+});
