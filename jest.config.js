@@ -1,4 +1,7 @@
-/** Unit tests run without a cluster; e2e tests need the embedded cluster (npm run test:e2e). */
+/**
+ * Unit tests run without a cluster. e2e: the embedded cluster with kwok nodes (npm run test:e2e).
+ * real: real Pulp on the embedded cluster's real node (npm run test:real).
+ */
 const common = {
   preset: "ts-jest",
   testEnvironment: "node",
@@ -10,6 +13,12 @@ module.exports = {
   testTimeout: 30000,
   projects: [
     { ...common, displayName: "unit", testMatch: ["<rootDir>/test/unit/**/*.test.ts"] },
-    { ...common, displayName: "e2e", testMatch: ["<rootDir>/test/e2e/**/*.test.ts"] },
+    {
+      ...common,
+      displayName: "e2e",
+      testMatch: ["<rootDir>/test/e2e/**/*.test.ts"],
+      testPathIgnorePatterns: ["<rootDir>/test/e2e/real/"],
+    },
+    { ...common, displayName: "real", testMatch: ["<rootDir>/test/e2e/real/**/*.test.ts"] },
   ],
 };

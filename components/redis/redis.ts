@@ -24,7 +24,20 @@ export class Redis extends pulumi.ComponentResource {
 
   constructor(name: string, args: RedisArgs, opts?: pulumi.ComponentResourceOptions) {
     super("pulp:redis:Redis", name, {}, opts);
-    const command = ["redis-server", "--save", "", "--appendonly", "no", "--port", String(REDIS_PORT)];
+    // A cache only: nothing saved. Protected mode refuses every client off loopback when no password is
+    // set, and this `command` replaces the image entrypoint that would turn it off (found on real Pulp:
+    // "DENIED Redis is running in protected mode"). Only pods in the namespace reach the Service.
+    const command = [
+      "redis-server",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--port",
+      String(REDIS_PORT),
+      "--protected-mode",
+      "no",
+    ];
     const probe = { tcpSocket: { port: REDIS_PORT }, periodSeconds: 10, timeoutSeconds: 5 };
     this.workload = new Workload(
       name,

@@ -272,10 +272,10 @@ metadata:
     topology.kubernetes.io/zone: $zone
     pulp-testbed/node-kind: kwok
 spec:
-  # Simulated pods stay off the real node and real pods off these: a pod lands here only with a
-  # toleration (and picks a kind by the pulp-testbed/node-kind label).
-  taints:
-    - {key: kwok.x-k8s.io/node, value: fake, effect: NoSchedule}
+  # With the real node up, simulated pods stay off it and real pods off these: a pod lands here only
+  # with a toleration (and picks a kind by the pulp-testbed/node-kind label). A kwok-only cluster
+  # (PULP_TESTBED_REAL_NODE=0) has no such need, and its scenarios schedule here as they always did.
+  taints: $(real_node && echo '[{key: kwok.x-k8s.io/node, value: fake, effect: NoSchedule}]' || echo '[]')
 status:
   capacity: {cpu: "32", memory: 256Gi, pods: "110", ephemeral-storage: 1Ti}
   allocatable: {cpu: "32", memory: 256Gi, pods: "110", ephemeral-storage: 1Ti}

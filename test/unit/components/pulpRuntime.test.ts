@@ -159,3 +159,13 @@ test("#14 secrets reach dynaconf as strings (@str), read from a variable dynacon
     names.filter((n) => String(n).startsWith("SECRET_")),
   );
 });
+
+test("Redis accepts the Pulp pods: protected mode is off (the entrypoint that turns it off is replaced)", async () => {
+  const { render } = await import("../helpers/render");
+  const { MINIMAL } = await import("../helpers/configs");
+  const run = await render({ ...MINIMAL, redis: { enabled: true }, cacheEnabled: true });
+  const [redis] = run
+    .ofType("kubernetes:apps/v1:Deployment")
+    .filter((d) => d.inputs.metadata.name === "pulp-redis");
+  expect(redis.inputs.spec.template.spec.containers[0].command.join(" ")).toContain("--protected-mode no");
+});
