@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""Builds the test bed's container images from Debian packages and PyPI, cached by content hash.
+
+    build.py build [IMAGE ...] [--pulpcore VERSION]   build (or reuse) images; prints their names
+    build.py import --address SOCK [--ctr ctr]        ctr -n k8s.io images import every built image
+    build.py list                                     built images: name, archive, sizes
+    build.py base-path                                the shared base rootfs (built if missing)
+
+IMAGE is pulp-minimal, pulp-web, redis or postgresql (default: all). The cache is
+${PULP_IMAGE_CACHE:-$HOME/.cache/pulp-pulumi-images}: base/<key>/ and images/<image>/<key>/, where
+key hashes every input (recipe, helpers, assets, lock file, versions, Debian suite, mirror and the
+suite's Release date). Same inputs: nothing is rebuilt.
+"""
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import oci  # noqa: E402
+
+CACHE = os.environ.get("PULP_IMAGE_CACHE") or os.path.expanduser("~/.cache/pulp-pulumi-images")
+SUITE = "bookworm"
+MIRROR = "http://deb.debian.org/debian"
+BASE_INCLUDE = "python3,ca-certificates"
+DEFAULT_PULPCORE = "3.123.1"
+IMAGES = ["pulp-minimal", "pulp-web", "redis", "postgresql"]
+
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+def sha(*parts):
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p if isinstance(p, bytes) else str(p).encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def file_hash(*rel):
+    h = hashlib.sha256()
+    for r in rel:
+        p = os.path.join(HERE, r)
+        files = [p] if os.path.isfile(p) else sorted(
+            os.path.join(d, f) for d, _, fs in os.walk(p) for f in fs
+        )
+        for f in files:
+            h.update(os.path.relpath(f, HERE).encode() + b"\0")
+            with open(f, "rb") as fh:
+                h.update(fh.read())
+    return h.hexdigest()
+
+
+def release_date():
+    """The Date of the suite's Release file: a new point release is a new input."""
+    try:
+        with urllib.request.urlopen(f"{MIRROR}/dists/{SUITE}/Release", timeout=20) as r:
+            for line in r.read(4096).decode().splitlines():
+                if line.startswith("Date:"):
+                    return line.split(":", 1)[1].strip()
+    except OSError as e:
+        log(f"warning: cannot read the {SUITE} Release file ({e}); using the newest cached base")
+    return None
+
+
+def base_path(build=True):
+    date = release_date()
+    inputs = {"suite": SUITE, "mirror": MIRROR, "variant": "minbase", "include": BASE_INCLUDE}
+    bases = os.path.join(CACHE, "base")
+    if date is None:
+        done = [d for d in (os.listdir(bases) if os.path.isdir(bases) else [])
+                if os.path.exists(os.path.join(bases, d, "done.json"))]
+        if not done:
+            sys.exit("no cached base and the Debian mirror is unreachable")
+        newest = max(done, key=lambda d: os.path.getmtime(os.path.join(bases, d, "done.json")))
+        return os.path.join(bases, newest, "rootfs")
+    key = sha(json.dumps({**inputs, "release": date}, sort_keys=True))[:16]
+    d = os.path.join(bases, key)
+    if os.path.exists(os.path.join(d, "done.json")):
+        return os.path.join(d, "rootfs")
+    if not build:
+        sys.exit(f"base {key} not built")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    t0 = time.time()
+    log(f"base: debootstrap --variant=minbase {SUITE} (release {date})")
+    subprocess.run(
+        ["debootstrap", "--variant=minbase", f"--include={BASE_INCLUDE}", SUITE, os.path.join(d, "rootfs"), MIRROR],
+        check=True, stdout=subprocess.DEVNULL,
+    )
+    with open(os.path.join(d, "done.json"), "w") as f:
+        json.dump({**inputs, "release": date, "seconds": round(time.time() - t0)}, f)
+    return os.path.join(d, "rootfs")
+
+
+def debian_tag(version):
+    """A Debian version as an OCI tag: no epoch, `~` and `+` become `_`."""
+    return re.sub(r"[~+]", "_", version.split(":", 1)[-1])
+
+
+def du(path):
+    out = subprocess.run(["du", "-sb", path], capture_output=True, text=True, check=True).stdout
+    return int(out.split()[0])
+
+
+def peak_rss_kib():
+    import resource
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+
+
+class Build:
+    def __init__(self, pulpcore):
+        self.pulpcore = pulpcore
+        self.base = None
+        self.results = {}
+
+    def lock_file(self):
+        p = os.path.join(HERE, "locks", f"pulpcore-{self.pulpcore}.txt")
+        if not os.path.exists(p):
+            sys.exit(f"no lock for pulpcore {self.pulpcore}: run testbed/images/lock.sh {self.pulpcore}")
+        return p
+
+    def key(self, image):
+        base_key = os.path.basename(os.path.dirname(self.base))
+        common = [base_key, file_hash("recipes/lib.sh", f"recipes/{image}.sh", "oci.py")]
+        if image == "pulp-minimal":
+            common += [self.pulpcore, file_hash("pulp", os.path.relpath(self.lock_file(), HERE))]
+        if image == "pulp-web":
+            common += [self.image("pulp-minimal")["key"]]
+        return sha(*common)[:16]
+
+    def image(self, image):
+        if image in self.results:
+            return self.results[image]
+        if self.base is None:
+            self.base = base_path()
+        key = self.key(image)
+        d = os.path.join(CACHE, "images", image, key)
+        meta_path = os.path.join(d, "meta.json")
+        if os.path.exists(meta_path):
+            with open(meta_path) as f:
+                meta = json.load(f)
+            log(f"{image}: cached ({key}) {meta['name']}")
+            self.results[image] = meta
+            return meta
+        deps = {}
+        if image == "pulp-web":
+            deps["PULP_MINIMAL_ROOTFS"] = os.path.join(self.image("pulp-minimal")["dir"], "rootfs")
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        rootfs = os.path.join(d, "rootfs")
+        t0 = time.time()
+        log(f"{image}: building ({key})")
+        subprocess.run(["cp", "-a", "--reflink=auto", self.base, rootfs], check=True)
+        env = {**os.environ, **deps, "ROOTFS": rootfs, "OUT": d, "HERE": HERE,
+               "PULPCORE_VERSION": self.pulpcore}
+        if image == "pulp-minimal":
+            env["LOCK_FILE"] = self.lock_file()
+        subprocess.run(["bash", "-euo", "pipefail", os.path.join(HERE, "recipes", f"{image}.sh")], check=True, env=env)
+        # The recipe leaves image.json: {"tag": ..., "config": {...}}.
+        with open(os.path.join(d, "image.json")) as f:
+            spec = json.load(f)
+        name = f"localhost/{image}:{spec['tag']}"
+        t1 = time.time()
+        digests = oci.write_archive(rootfs, name, os.path.join(d, "image.tar"), spec["config"])
+        meta = {
+            "image": image, "name": name, "key": key, "dir": d, "archive": os.path.join(d, "image.tar"),
+            **digests,
+            "archiveBytes": os.path.getsize(os.path.join(d, "image.tar")),
+            "unpackedBytes": du(rootfs),
+            "buildSeconds": round(t1 - t0, 1), "archiveSeconds": round(time.time() - t1, 1),
+        }
+        with open(meta_path, "w") as f:
+            json.dump(meta, f, indent=2)
+        log(f"{image}: built {name} in {meta['buildSeconds'] + meta['archiveSeconds']:.0f} s")
+        self.results[image] = meta
+        return meta
+
+
+def index_update(metas):
+    p = os.path.join(CACHE, "index.json")
+    idx = {}
+    if os.path.exists(p):
+        with open(p) as f:
+            idx = json.load(f)
+    for m in metas:
+        idx[m["name"]] = m["dir"]
+    with open(p + ".tmp", "w") as f:
+        json.dump(idx, f, indent=2, sort_keys=True)
+    os.replace(p + ".tmp", p)
+
+
+def built():
+    p = os.path.join(CACHE, "index.json")
+    if not os.path.exists(p):
+        return []
+    with open(p) as f:
+        idx = json.load(f)
+    out = []
+    for name, d in sorted(idx.items()):
+        mp = os.path.join(d, "meta.json")
+        if os.path.exists(mp):
+            with open(mp) as f:
+                out.append(json.load(f))
+    return out
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("images", nargs="*", default=[], help=" ".join(IMAGES))
+    b.add_argument("--pulpcore", default=os.environ.get("PULPCORE_VERSION", DEFAULT_PULPCORE))
+    b.add_argument("--json", action="store_true", help="print the metadata as JSON")
+    i = sub.add_parser("import")
+    i.add_argument("--address", required=True, help="containerd socket")
+    i.add_argument("--ctr", default="ctr")
+    i.add_argument("--namespace", default="k8s.io")
+    sub.add_parser("list")
+    sub.add_parser("base-path")
+    a = p.parse_args(argv)
+    if a.cmd == "base-path":
+        print(base_path())
+    elif a.cmd == "build":
+        t0 = time.time()
+        bad = [x for x in a.images if x not in IMAGES]
+        if bad:
+            sys.exit(f"unknown image {bad}; choose from {IMAGES}")
+        bld = Build(a.pulpcore)
+        metas = [bld.image(img) for img in (a.images or IMAGES)]
+        index_update(metas)
+        log(f"done in {time.time() - t0:.1f} s; peak child RSS {peak_rss_kib() // 1024} MiB")
+        if a.json:
+            print(json.dumps(metas, indent=2))
+        else:
+            for m in metas:
+                print(m["name"])
+    elif a.cmd == "list":
+        for m in built():
+            print(f"{m['name']}\t{m['archive']}\t{m['archiveBytes']}\t{m['unpackedBytes']}")
+    elif a.cmd == "import":
+        metas = built()
+        if not metas:
+            sys.exit("nothing built: run build.py build first")
+        for m in metas:
+            subprocess.run(
+                [a.ctr, "--address", a.address, "-n", a.namespace, "images", "import", m["archive"]],
+                check=True,
+            )
+            print(m["name"])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
