@@ -7,6 +7,9 @@ import { KUBECONFIG, REPO, stackLocks, toolchainBin } from "./local/environment"
 
 const BIN = toolchainBin();
 
+/** The kwok scenarios' base stack config (simulated nodes, stand-in CloudNativePG); the dev stack is real. */
+export const KWOK_STACK_FILE = path.join(REPO, "test/e2e/kwok.stack.yaml");
+
 export function kubectl(args: string[], input?: string): string {
   return execFileSync(path.join(BIN, "kubectl"), ["--kubeconfig", KUBECONFIG, ...args], {
     encoding: "utf8",
@@ -83,11 +86,15 @@ export function mustPulumi(stack: string, args: string[], programDir?: string): 
   return run;
 }
 
-/** Writes Pulumi.<stack>.yaml from the dev stack's config with `changes` applied (raw keys, no prefix). */
-export function writeStackConfig(stack: string, changes: Record<string, unknown>): void {
+/** Writes Pulumi.<stack>.yaml from `base` (the kwok scenarios' config by default) with `changes` applied (raw keys, no prefix). */
+export function writeStackConfig(
+  stack: string,
+  changes: Record<string, unknown>,
+  base = KWOK_STACK_FILE,
+): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const yaml = require("js-yaml") as typeof import("js-yaml");
-  const dev = yaml.load(fs.readFileSync(path.join(REPO, "Pulumi.dev.yaml"), "utf8")) as {
+  const dev = yaml.load(fs.readFileSync(base, "utf8")) as {
     config: Record<string, unknown>;
     encryptionsalt?: string;
   };
@@ -113,7 +120,7 @@ export function revisions(namespace: string): Record<string, string> {
  * run left (a stale lock, the stack itself) is cleared first. `stack rm` deletes the config file, so it is
  * written again before `stack init`.
  */
-export function freshStack(stack: string, changes: Record<string, unknown>): void {
+export function freshStack(stack: string, changes: Record<string, unknown>, base = KWOK_STACK_FILE): void {
   execFileSync("bash", [path.join(REPO, "testbed/cluster/cluster.sh"), "up"], { stdio: "inherit" });
   for (const lock of stackLocks(stack).filter((l) => l.stale)) fs.rmSync(lock.file);
   // An interrupted run leaves its namespace (kept on destroy, owned by the old stack's field manager).
@@ -127,9 +134,9 @@ export function freshStack(stack: string, changes: Record<string, unknown>): voi
       "--timeout=120s",
     ]);
   }
-  writeStackConfig(stack, changes);
+  writeStackConfig(stack, changes, base);
   pulumi(stack, ["stack", "rm", "--force", "--yes"]);
-  writeStackConfig(stack, changes);
+  writeStackConfig(stack, changes, base);
   mustPulumi(stack, ["stack", "init"]);
 }
 

@@ -13,7 +13,15 @@ import { MANAGE_VERBS, PULP_KINDS, READ_OPERATE } from "../../delivery/kinds";
 import { operatorRepoUrl } from "../../delivery/projectRepo";
 import { workspaceRules } from "../../delivery/rbac";
 import { KUBECONFIG, REPO, STATE, stackLocks } from "../../testbed/local/environment";
-import { getJson, items, kubectl, kubectlTry, mustPulumi, pulumi } from "../../testbed/harness";
+import {
+  getJson,
+  items,
+  kubectl,
+  kubectlTry,
+  KWOK_STACK_FILE,
+  mustPulumi,
+  pulumi,
+} from "../../testbed/harness";
 
 jest.setTimeout(20 * 60 * 1000);
 
@@ -339,7 +347,7 @@ test("the real Pulp program installs, upgrades across a floor and destroys as th
   expect(whoami.status.userInfo.username).toBe(SA_USER);
 
   // The Stack's own config (as the operator would set it), plus the dev stack's install and a CDI import.
-  const dev = yaml.load(fs.readFileSync(path.join(REPO, "Pulumi.dev.yaml"), "utf8")) as {
+  const dev = yaml.load(fs.readFileSync(KWOK_STACK_FILE, "utf8")) as {
     config: Record<string, unknown>;
     encryptionsalt: string;
   };
