@@ -3,7 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { ResourcesConfig } from "../config/schema";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
 import { contentHash } from "../shared/hash";
-import { fixedName, Identity, labels } from "../shared/labels";
+import { fixedName, Identity, runningLabels } from "../shared/labels";
 import { restricted } from "../workload/podSecurity";
 import {
   initDirsContainer,
@@ -71,7 +71,7 @@ export class MigrationJob extends pulumi.ComponentResource {
         8,
       )}`,
     );
-    const podLabels = labels(args.identity, "migration");
+    const podLabels = runningLabels(args.identity, "migration");
     this.job = new k8s.batch.v1.Job(
       name,
       {

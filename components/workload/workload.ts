@@ -1,6 +1,6 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { Component, fixedName, Identity, labels, selectorLabels } from "../shared/labels";
+import { Component, fixedName, Identity, labels, runningLabels, selectorLabels } from "../shared/labels";
 import { deepMerge } from "../shared/merge";
 import { restricted } from "./podSecurity";
 
@@ -27,8 +27,9 @@ export interface WorkloadArgs {
   progressDeadlineSeconds?: number;
   uid?: number;
   /**
-   * Whether the pods run the Pulp image, and so carry `app.kubernetes.io/version`. Redis and pulp-web run
-   * images of their own: a Pulp upgrade must not change (and roll) their pod templates.
+   * Whether the pods run the Pulp image, and so their template carries `app.kubernetes.io/version`. Redis and
+   * pulp-web run images of their own: a Pulp upgrade must not change (and roll) their pod templates. The
+   * Deployment, PodDisruptionBudget and Service never carry it: an upgrade changes only what runs.
    */
   runsPulp: boolean;
   /** What must be done before the Deployment changes (the migration Job). A component's own dependsOn
@@ -50,7 +51,7 @@ export class Workload extends pulumi.ComponentResource {
     super("pulp:workload:Workload", name, {}, opts);
     const selector = selectorLabels(args.identity, args.component);
     const metaLabels = labels(args.identity, args.component);
-    if (!args.runsPulp) delete metaLabels["app.kubernetes.io/version"];
+    const podLabels = args.runsPulp ? runningLabels(args.identity, args.component) : metaLabels;
     this.name = fixedName(args.identity, args.component);
 
     const spread = (topologyKey: string): k8s.types.input.core.v1.TopologySpreadConstraint => ({
@@ -97,7 +98,7 @@ export class Workload extends pulumi.ComponentResource {
           progressDeadlineSeconds,
           template: {
             metadata: {
-              labels: metaLabels,
+              labels: podLabels,
               annotations: { ...args.podAnnotations, [CONFIG_HASH_ANNOTATION]: args.configHash },
             },
             spec: podSpec,
