@@ -4,6 +4,7 @@ import { ResourcesConfig } from "../config/schema";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
 import { contentHash } from "../shared/hash";
 import { fixedName, Identity, runningLabels } from "../shared/labels";
+import { deepMerge, PodSpecOverrides } from "../shared/merge";
 import { restricted } from "../workload/podSecurity";
 import {
   initDirsContainer,
@@ -23,6 +24,8 @@ export interface MigrationJobArgs {
   resources: ResourcesConfig;
   backoffLimit: number;
   podAnnotations: Record<string, string>;
+  /** Merged over the generated pod spec, lists by name (shared/merge.ts). Part of the Job's name. */
+  podSpecOverrides?: PodSpecOverrides;
   /** Settings, secrets, database and storage: the Job itself must wait for them, not only this component. */
   after: pulumi.Resource[];
 }
@@ -59,6 +62,7 @@ export class MigrationJob extends pulumi.ComponentResource {
           backoffLimit: args.backoffLimit,
           resources: args.resources,
           podAnnotations: args.podAnnotations,
+          podSpecOverrides: args.podSpecOverrides ?? {},
           secrets: [
             rt.secretKey,
             rt.dbFieldsKey,
@@ -80,32 +84,37 @@ export class MigrationJob extends pulumi.ComponentResource {
           backoffLimit: args.backoffLimit,
           template: {
             metadata: { labels: podLabels, annotations: args.podAnnotations },
-            spec: restricted({
-              restartPolicy: "Never",
-              initContainers: [initDirsContainer(rt)],
-              containers: [
+            spec: restricted(
+              deepMerge<k8s.types.input.core.v1.PodSpec>(
                 {
-                  name: "migrate",
-                  image: rt.image,
-                  command: ["/bin/sh", "-c", MIGRATE_SCRIPT],
-                  // The kubelet keeps the log's tail in the failed container's status, and the provider's Job
-                  // await puts that status in the error `pulumi up` prints: the migration error, not just "exit 1".
-                  terminationMessagePolicy: "FallbackToLogsOnError",
-                  env: [
-                    ...pulpEnv(rt),
+                  restartPolicy: "Never",
+                  initContainers: [initDirsContainer(rt)],
+                  containers: [
                     {
-                      name: "PULP_ADMIN_PASSWORD",
-                      valueFrom: {
-                        secretKeyRef: { name: args.adminPassword.name, key: args.adminPassword.key },
-                      },
+                      name: "migrate",
+                      image: rt.image,
+                      command: ["/bin/sh", "-c", MIGRATE_SCRIPT],
+                      // The kubelet keeps the log's tail in the failed container's status, and the provider's Job
+                      // await puts that status in the error `pulumi up` prints: the migration error, not just "exit 1".
+                      terminationMessagePolicy: "FallbackToLogsOnError",
+                      env: [
+                        ...pulpEnv(rt),
+                        {
+                          name: "PULP_ADMIN_PASSWORD",
+                          valueFrom: {
+                            secretKeyRef: { name: args.adminPassword.name, key: args.adminPassword.key },
+                          },
+                        },
+                      ],
+                      volumeMounts: pulpVolumeMounts(rt),
+                      resources: args.resources,
                     },
                   ],
-                  volumeMounts: pulpVolumeMounts(rt),
-                  resources: args.resources,
+                  volumes: pulpVolumes(rt),
                 },
-              ],
-              volumes: pulpVolumes(rt),
-            }),
+                args.podSpecOverrides ?? {},
+              ),
+            ),
           },
         },
       },

@@ -1,7 +1,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { Component, fixedName, Identity, labels, runningLabels, selectorLabels } from "../shared/labels";
-import { deepMerge } from "../shared/merge";
+import { deepMerge, PodSpecOverrides } from "../shared/merge";
 import { restricted } from "./podSecurity";
 
 /** Pod-template annotation holding a hash of exactly the config the pods consume: a change rolls them. */
@@ -20,7 +20,8 @@ export interface WorkloadArgs {
   service?: { port: number; targetPort: number };
   disruptionBudget: { maxUnavailable: number } | { minAvailable: number };
   topologySpread: boolean;
-  podSpecOverrides?: Record<string, unknown>;
+  /** Merged over the generated spec, lists by name (shared/merge.ts); sidecars get the secure defaults too. */
+  podSpecOverrides?: PodSpecOverrides;
   /** Pod template annotations; the config-hash annotation is always added. */
   podAnnotations?: Record<string, string>;
   /** @default 600 */
@@ -63,17 +64,17 @@ export class Workload extends pulumi.ComponentResource {
       // Spread each ReplicaSet on its own, so a rollout's new pods are spread too.
       matchLabelKeys: ["pod-template-hash"],
     });
-    const podSpec = deepMerge(
-      restricted(
+    const podSpec = restricted(
+      deepMerge(
         {
           ...args.podSpec,
           topologySpreadConstraints: args.topologySpread
             ? [spread("topology.kubernetes.io/zone"), spread("kubernetes.io/hostname")]
             : undefined,
         },
-        args.uid,
+        args.podSpecOverrides ?? {},
       ),
-      args.podSpecOverrides ?? {},
+      args.uid,
     );
 
     const progressDeadlineSeconds = args.progressDeadlineSeconds ?? 600;
