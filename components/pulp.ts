@@ -10,6 +10,7 @@ import { Redis, REDIS_PORT } from "./redis/redis";
 import { PulpSecrets } from "./secrets/pulpSecrets";
 import { Settings } from "./settings/settings";
 import { contentHash } from "./shared/hash";
+import { PodSpecOverrides } from "./shared/merge";
 import { fixedName, Identity, labels } from "./shared/labels";
 import { ArtifactStorage } from "./storage/artifactStorage";
 import { PulpWeb } from "./web/pulpWeb";
@@ -110,6 +111,7 @@ export class Pulp extends pulumi.ComponentResource {
             identity,
             image: config.redis.image,
             resources: config.redis.resources,
+            podSpecOverrides: config.redis.podSpecOverrides as PodSpecOverrides,
             replicas: config.idle ? 0 : 1,
           },
           child,
@@ -187,6 +189,7 @@ export class Pulp extends pulumi.ComponentResource {
         resources: config.migration.resources,
         backoffLimit: config.migration.backoffLimit,
         podAnnotations: config.migration.podAnnotations,
+        podSpecOverrides: config.migration.podSpecOverrides as PodSpecOverrides,
         after: [
           this.settings.secret,
           ...secrets.resources,
@@ -235,7 +238,7 @@ export class Pulp extends pulumi.ComponentResource {
                 : undefined,
           disruptionBudget: component.podDisruptionBudget,
           topologySpread: component.topologySpread,
-          podSpecOverrides: component.podSpecOverrides,
+          podSpecOverrides: component.podSpecOverrides as PodSpecOverrides,
           podAnnotations: component.podAnnotations,
           progressDeadlineSeconds: component.progressDeadlineSeconds,
           podSpec: {

@@ -29,6 +29,31 @@ const wholeNumber = (min: number, max: number) =>
     .min(min, { error: `must be a whole number from ${min} to ${max}` })
     .max(max, { error: `must be a whole number from ${min} to ${max}` });
 
+/** Kubernetes' rules for the names the merge keys match on (so a typo cannot add a second container). */
+const dnsLabel = formatted(dnsLabelProblem);
+const envName = z.string().regex(/^[-._a-zA-Z][-._a-zA-Z0-9]*$/, {
+  error: "must be an environment variable name: letters, digits, '_', '-' and '.', not starting with a digit",
+});
+const containerOverride = z.looseObject({
+  name: dnsLabel,
+  env: z.array(z.looseObject({ name: envName })).optional(),
+  volumeMounts: z.array(z.looseObject({ mountPath: z.string().min(1), name: dnsLabel })).optional(),
+  ports: z.array(z.looseObject({ containerPort: z.number().int().min(1).max(65535) })).optional(),
+});
+
+/**
+ * The escape hatch (components/shared/merge.ts, PodSpecOverrides): any pod spec field, merged over the
+ * generated spec. Containers, initContainers, volumes and env merge by name, volumeMounts by mountPath and
+ * ports by containerPort: adding one env var keeps the rest. Default `{}`.
+ */
+export const podSpecOverridesSchema = z
+  .looseObject({
+    containers: z.array(containerOverride).optional(),
+    initContainers: z.array(containerOverride).optional(),
+    volumes: z.array(z.looseObject({ name: dnsLabel })).optional(),
+  })
+  .default({});
+
 const resourceList = z.strictObject({ cpu: quantity.optional(), memory: quantity.optional() });
 
 export const resourcesSchema = z
@@ -88,8 +113,8 @@ function componentSchema(defaults: {
       probes,
       /** Spread pods over zones and nodes; `ScheduleAnyway` keeps a one-zone cluster schedulable. */
       topologySpread: z.boolean().default(true),
-      /** Deep-merged over the generated pod spec: the escape hatch for what this schema does not model. */
-      podSpecOverrides: z.record(z.string(), z.unknown()).default({}),
+      /** Merged over the generated pod spec: the escape hatch for what this schema does not model. */
+      podSpecOverrides: podSpecOverridesSchema,
       /** On the pod template (scraping, sidecar injection); changing them rolls the pods. */
       podAnnotations: z.record(z.string(), z.string()).default({}),
       /**
@@ -135,7 +160,7 @@ const webSchema = z
     podDisruptionBudget: disruptionBudget.default({ maxUnavailable: 1 }),
     probes,
     topologySpread: z.boolean().default(true),
-    podSpecOverrides: z.record(z.string(), z.unknown()).default({}),
+    podSpecOverrides: podSpecOverridesSchema,
   })
   .prefault({});
 
@@ -147,6 +172,7 @@ const redisSchema = z
       requests: { cpu: "50m", memory: "64Mi" },
       limits: { memory: "512Mi" },
     }),
+    podSpecOverrides: podSpecOverridesSchema,
   })
   .prefault({});
 
@@ -272,6 +298,7 @@ export const configSchema = z.strictObject({
       backoffLimit: wholeNumber(0, 10).default(2),
       /** e.g. `sidecar.istio.io/inject: "false"`: a Job whose pod keeps a sidecar running never completes. */
       podAnnotations: z.record(z.string(), z.string()).default({}),
+      podSpecOverrides: podSpecOverridesSchema,
     })
     .prefault({}),
   /** Rendered into settings.py after everything the program sets; keys are Pulp setting names. */

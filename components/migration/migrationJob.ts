@@ -3,7 +3,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { ResourcesConfig } from "../config/schema";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
 import { contentHash } from "../shared/hash";
-import { fixedName, Identity, labels } from "../shared/labels";
+import { fixedName, Identity, runningLabels } from "../shared/labels";
+import { deepMerge, PodSpecOverrides } from "../shared/merge";
 import { restricted } from "../workload/podSecurity";
 import {
   initDirsContainer,
@@ -23,6 +24,8 @@ export interface MigrationJobArgs {
   resources: ResourcesConfig;
   backoffLimit: number;
   podAnnotations: Record<string, string>;
+  /** Merged over the generated pod spec, lists by name (shared/merge.ts). Part of the Job's name. */
+  podSpecOverrides?: PodSpecOverrides;
   /** Settings, secrets, database and storage: the Job itself must wait for them, not only this component. */
   after: pulumi.Resource[];
 }
@@ -67,6 +70,7 @@ export class MigrationJob extends pulumi.ComponentResource {
           backoffLimit: args.backoffLimit,
           resources: args.resources,
           podAnnotations: args.podAnnotations,
+          podSpecOverrides: args.podSpecOverrides ?? {},
           secrets: [
             rt.secretKey,
             rt.dbFieldsKey,
@@ -79,7 +83,7 @@ export class MigrationJob extends pulumi.ComponentResource {
         8,
       )}`,
     );
-    const podLabels = labels(args.identity, "migration");
+    const podLabels = runningLabels(args.identity, "migration");
     this.job = new k8s.batch.v1.Job(
       name,
       {
@@ -88,33 +92,38 @@ export class MigrationJob extends pulumi.ComponentResource {
           backoffLimit: args.backoffLimit,
           template: {
             metadata: { labels: podLabels, annotations: args.podAnnotations },
-            spec: restricted({
-              restartPolicy: "Never",
-              enableServiceLinks: false, // see Workload: dynaconf would read service-link env as settings
-              initContainers: [initDirsContainer(rt)],
-              containers: [
+            spec: restricted(
+              deepMerge<k8s.types.input.core.v1.PodSpec>(
                 {
-                  name: "migrate",
-                  image: rt.image,
-                  command: ["/bin/sh", "-c", MIGRATE_SCRIPT],
-                  // The kubelet keeps the log's tail in the failed container's status, and the provider's Job
-                  // await puts that status in the error `pulumi up` prints: the migration error, not just "exit 1".
-                  terminationMessagePolicy: "FallbackToLogsOnError",
-                  env: [
-                    ...pulpEnv(rt),
+                  restartPolicy: "Never",
+                  enableServiceLinks: false, // see Workload: dynaconf would read service-link env as settings
+                  initContainers: [initDirsContainer(rt)],
+                  containers: [
                     {
-                      name: "ADMIN_PASSWORD", // no PULP_ prefix: dynaconf would read it as a setting
-                      valueFrom: {
-                        secretKeyRef: { name: args.adminPassword.name, key: args.adminPassword.key },
-                      },
+                      name: "migrate",
+                      image: rt.image,
+                      command: ["/bin/sh", "-c", MIGRATE_SCRIPT],
+                      // The kubelet keeps the log's tail in the failed container's status, and the provider's Job
+                      // await puts that status in the error `pulumi up` prints: the migration error, not just "exit 1".
+                      terminationMessagePolicy: "FallbackToLogsOnError",
+                      env: [
+                        ...pulpEnv(rt),
+                        {
+                          name: "ADMIN_PASSWORD", // no PULP_ prefix: dynaconf would read it as a setting
+                          valueFrom: {
+                            secretKeyRef: { name: args.adminPassword.name, key: args.adminPassword.key },
+                          },
+                        },
+                      ],
+                      volumeMounts: pulpVolumeMounts(rt),
+                      resources: args.resources,
                     },
                   ],
-                  volumeMounts: pulpVolumeMounts(rt),
-                  resources: args.resources,
+                  volumes: pulpVolumes(rt),
                 },
-              ],
-              volumes: pulpVolumes(rt),
-            }),
+                args.podSpecOverrides ?? {},
+              ),
+            ),
           },
         },
       },

@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { ResourcesConfig } from "../config/schema";
 import { contentHash } from "../shared/hash";
 import { Identity } from "../shared/labels";
+import { PodSpecOverrides } from "../shared/merge";
 import { Workload } from "../workload/workload";
 
 export const REDIS_PORT = 6379;
@@ -15,6 +16,8 @@ export interface RedisArgs {
   resources: ResourcesConfig;
   /** 1, or 0 when the install is idle. */
   replicas: number;
+  /** Merged over the generated pod spec, lists by name (shared/merge.ts). */
+  podSpecOverrides?: PodSpecOverrides;
 }
 
 /** A single Redis for the content cache and the redis worker type. It holds no data worth keeping. */
@@ -52,6 +55,7 @@ export class Redis extends pulumi.ComponentResource {
         service: { port: REDIS_PORT, targetPort: REDIS_PORT },
         disruptionBudget: { maxUnavailable: 1 },
         topologySpread: false,
+        podSpecOverrides: args.podSpecOverrides,
         podSpec: {
           containers: [
             {

@@ -5,7 +5,7 @@ export type Component =
 export interface Identity {
   /** `app.kubernetes.io/instance`, and the prefix of every fixed name. */
   instance: string;
-  /** pulpcore version, for `app.kubernetes.io/version`. */
+  /** pulpcore version, for `app.kubernetes.io/version` on what runs it (see `runningLabels`). */
   version: string;
 }
 
@@ -18,13 +18,24 @@ export function selectorLabels(id: Identity, component: Component): Record<strin
   };
 }
 
+/**
+ * Labels of every object. No version: an upgrade must not touch what does not run Pulp code (the PVC, the
+ * database Cluster, the key Secrets, DataVolumes, the Namespace) just to bump a label.
+ */
 export function labels(id: Identity, component: Component): Record<string, string> {
   return {
     ...selectorLabels(id, component),
     "app.kubernetes.io/part-of": "pulp",
-    "app.kubernetes.io/version": id.version,
     "app.kubernetes.io/managed-by": "pulumi",
   };
+}
+
+/**
+ * Labels of what runs the Pulp image, where the version means something: the api, content and worker pod
+ * templates (they roll on an upgrade anyway) and the migration Job (one per release).
+ */
+export function runningLabels(id: Identity, component: Component): Record<string, string> {
+  return { ...labels(id, component), "app.kubernetes.io/version": id.version };
 }
 
 /** Fixed names: what people type in kubectl and what DNS and settings refer to. */

@@ -3,6 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { PulpConfig } from "../config/parse";
 import { contentHash } from "../shared/hash";
 import { fixedName, Identity, labels } from "../shared/labels";
+import { PodSpecOverrides } from "../shared/merge";
 import { Workload } from "../workload/workload";
 import { renderNginxConf, NginxInput, WEB_PORT } from "./nginx";
 
@@ -54,7 +55,7 @@ export class PulpWeb extends pulumi.ComponentResource {
         service: { port: WEB_PORT, targetPort: WEB_PORT },
         disruptionBudget: args.web.podDisruptionBudget,
         topologySpread: args.web.topologySpread,
-        podSpecOverrides: args.web.podSpecOverrides,
+        podSpecOverrides: args.web.podSpecOverrides as PodSpecOverrides,
         after: args.after,
         podSpec: {
           terminationGracePeriodSeconds: 30,

@@ -1,7 +1,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { Component, fixedName, Identity, labels, selectorLabels } from "../shared/labels";
-import { deepMerge } from "../shared/merge";
+import { Component, fixedName, Identity, labels, runningLabels, selectorLabels } from "../shared/labels";
+import { deepMerge, PodSpecOverrides } from "../shared/merge";
 import { restricted } from "./podSecurity";
 
 /** Pod-template annotation holding a hash of exactly the config the pods consume: a change rolls them. */
@@ -20,15 +20,17 @@ export interface WorkloadArgs {
   service?: { port: number; targetPort: number };
   disruptionBudget: { maxUnavailable: number } | { minAvailable: number };
   topologySpread: boolean;
-  podSpecOverrides?: Record<string, unknown>;
+  /** Merged over the generated spec, lists by name (shared/merge.ts); sidecars get the secure defaults too. */
+  podSpecOverrides?: PodSpecOverrides;
   /** Pod template annotations; the config-hash annotation is always added. */
   podAnnotations?: Record<string, string>;
   /** @default 600 */
   progressDeadlineSeconds?: number;
   uid?: number;
   /**
-   * Whether the pods run the Pulp image, and so carry `app.kubernetes.io/version`. Redis and pulp-web run
-   * images of their own: a Pulp upgrade must not change (and roll) their pod templates.
+   * Whether the pods run the Pulp image, and so their template carries `app.kubernetes.io/version`. Redis and
+   * pulp-web run images of their own: a Pulp upgrade must not change (and roll) their pod templates. The
+   * Deployment, PodDisruptionBudget and Service never carry it: an upgrade changes only what runs.
    */
   runsPulp: boolean;
   /** What must be done before the Deployment changes (the migration Job). A component's own dependsOn
@@ -50,7 +52,7 @@ export class Workload extends pulumi.ComponentResource {
     super("pulp:workload:Workload", name, {}, opts);
     const selector = selectorLabels(args.identity, args.component);
     const metaLabels = labels(args.identity, args.component);
-    if (!args.runsPulp) delete metaLabels["app.kubernetes.io/version"];
+    const podLabels = args.runsPulp ? runningLabels(args.identity, args.component) : metaLabels;
     this.name = fixedName(args.identity, args.component);
 
     const spread = (topologyKey: string): k8s.types.input.core.v1.TopologySpreadConstraint => ({
@@ -62,8 +64,8 @@ export class Workload extends pulumi.ComponentResource {
       // Spread each ReplicaSet on its own, so a rollout's new pods are spread too.
       matchLabelKeys: ["pod-template-hash"],
     });
-    const podSpec = deepMerge(
-      restricted(
+    const podSpec = restricted(
+      deepMerge(
         {
           ...args.podSpec,
           // Service links would put PULP_REDIS_PORT=tcp://... in the env of an instance named "pulp", and
@@ -73,9 +75,9 @@ export class Workload extends pulumi.ComponentResource {
             ? [spread("topology.kubernetes.io/zone"), spread("kubernetes.io/hostname")]
             : undefined,
         },
-        args.uid,
+        args.podSpecOverrides ?? {},
       ),
-      args.podSpecOverrides ?? {},
+      args.uid,
     );
 
     const progressDeadlineSeconds = args.progressDeadlineSeconds ?? 600;
@@ -100,7 +102,7 @@ export class Workload extends pulumi.ComponentResource {
           progressDeadlineSeconds,
           template: {
             metadata: {
-              labels: metaLabels,
+              labels: podLabels,
               annotations: { ...args.podAnnotations, [CONFIG_HASH_ANNOTATION]: args.configHash },
             },
             spec: podSpec,
