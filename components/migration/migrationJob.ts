@@ -33,15 +33,16 @@ export interface MigrationJobArgs {
 /**
  * What the Job runs: wait for the database, migrate, bring artifact checksums in line with
  * ALLOWED_CONTENT_CHECKSUMS, run the system checks, then make sure the admin password is the managed one.
- * `migrate` skips its own checks because pulpcore's database check E002 (artifacts missing a newly allowed
- * checksum) would fail it before handle-artifact-checksums could fix them; the checks still run after.
+ * `migrate` and handle-artifact-checksums skip the system checks because pulpcore's database check E002
+ * (artifacts missing a newly allowed checksum) fails them before the checksums could be fixed (seen on
+ * real Pulp 3.123.1); the checks still run after, and fail the Job if anything else is wrong.
  * `--password=`: an argparse value that starts with "-" would be taken for an option.
  */
 export const MIGRATE_SCRIPT = [
   "set -eu",
   "/usr/bin/wait_on_postgres.py",
   "/usr/local/bin/pulpcore-manager migrate --noinput --skip-checks",
-  "/usr/local/bin/pulpcore-manager handle-artifact-checksums",
+  "/usr/local/bin/pulpcore-manager handle-artifact-checksums --skip-checks",
   "/usr/local/bin/pulpcore-manager check --database default",
   '/usr/local/bin/pulpcore-manager reset-admin-password --password="$ADMIN_PASSWORD"',
 ].join("\n");
