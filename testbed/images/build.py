@@ -72,6 +72,17 @@ def release_date():
     return None
 
 
+def ensure_debootstrap():
+    """The one Debian package the builder needs on the host; installed as the project's own step."""
+    if shutil.which("debootstrap"):
+        return
+    if os.geteuid() != 0:
+        sys.exit("images: debootstrap is missing (apt-get install debootstrap)")
+    log("installing debootstrap (Debian package)")
+    if subprocess.run(["apt-get", "install", "-y", "-q", "debootstrap"], stdout=subprocess.DEVNULL).returncode:
+        subprocess.run(["apt-get", "update", "-q"], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(["apt-get", "install", "-y", "-q", "debootstrap"], check=True, stdout=subprocess.DEVNULL)
+
 def base_path(build=True):
     date = release_date()
     inputs = {"suite": SUITE, "mirror": MIRROR, "variant": "minbase", "include": BASE_INCLUDE}
@@ -92,6 +103,7 @@ def base_path(build=True):
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     t0 = time.time()
+    ensure_debootstrap()
     log(f"base: debootstrap --variant=minbase {SUITE} (release {date})")
     subprocess.run(
         ["debootstrap", "--variant=minbase", f"--include={BASE_INCLUDE}", SUITE, os.path.join(d, "rootfs"), MIRROR],
