@@ -14,11 +14,21 @@ export function stackConfig(stack: string): Record<string, unknown> {
   return doc.config;
 }
 
-/** Raw config (no `pulp:` prefix) as parseConfig takes it. */
+/** The kwok scenarios' base config (test/e2e/kwok.stack.yaml), keys with their namespace. */
+export function kwokStackConfig(): Record<string, unknown> {
+  const doc = yaml.load(fs.readFileSync(path.join(REPO, "test/e2e/kwok.stack.yaml"), "utf8")) as {
+    config: Record<string, unknown>;
+  };
+  return doc.config;
+}
+
+const isSecret = (v: unknown) => typeof v === "object" && v !== null && "secure" in v;
+
+/** Raw config (no `pulp:` prefix) as parseConfig takes it; secrets are not part of it (loadConfig reads them apart). */
 export function rawOf(config: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(config)
-      .filter(([k]) => k.startsWith("pulp:"))
+      .filter(([k, v]) => k.startsWith("pulp:") && !isSecret(v))
       // Pulumi writes scalars as strings ("true"); loadConfig decodes them the same way.
       .map(([k, v]) => [k.slice("pulp:".length), typeof v === "string" ? decode(v) : v]),
   );

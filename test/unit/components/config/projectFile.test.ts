@@ -46,6 +46,9 @@ test("each declared default means the same as leaving the key to the schema", ()
   }
 });
 
-test("the dev stack config is valid", () => {
-  expect(() => parseConfig(rawOf(stackConfig("dev")))).not.toThrow();
+test("the dev stack config is valid, with the secrets it holds encrypted", () => {
+  const dev = stackConfig("dev");
+  const supplied = new Set(SECRET_NAMES.filter((name) => dev[`pulp:${name}`] !== undefined));
+  expect([...supplied]).toEqual(["databasePassword"]);
+  expect(() => parseConfig(rawOf(dev), supplied)).not.toThrow();
 });

@@ -1,11 +1,12 @@
 // The program reads what its last update deployed and plans the upgrade from it: stop-the-world across a
 // RequireVersion floor, rolling otherwise.
-import { stackConfig } from "../../helpers/configs";
+import { kwokStackConfig } from "../../helpers/configs";
 import * as pulumi from "@pulumi/pulumi";
 import { promiseOf, runWithMocks } from "../../helpers/pulumiMocks";
 
 async function runDev(deployedOutputs: Record<string, unknown>, changes: Record<string, unknown> = {}) {
-  const config = { ...stackConfig("dev"), ...changes };
+  // The kwok scenarios' install (pulpcore 3.85.0 tags): upgrade plans depend only on versions.
+  const config = { ...kwokStackConfig(), ...changes };
   const outputs: Record<string, unknown> = {};
   const run = await runWithMocks({ config, stack: "dev", deployedOutputs }, async () => {
     const mod = (await import("../../../../index")) as any;
