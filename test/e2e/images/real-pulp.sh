@@ -65,6 +65,8 @@ run_image() {
     mount -t proc proc "$d/root/proc"
     mount -t tmpfs -o mode=755 tmpfs "$d/root/dev"
     for n in null zero random urandom tty; do touch "$d/root/dev/$n"; mount --bind "/dev/$n" "$d/root/dev/$n"; done
+    ln -s /proc/self/fd "$d/root/dev/fd"; ln -s fd/0 "$d/root/dev/stdin"
+    ln -s fd/1 "$d/root/dev/stdout"; ln -s fd/2 "$d/root/dev/stderr"
     mkdir -p "$d/root/dev/shm" && mount -t tmpfs -o mode=1777 tmpfs "$d/root/dev/shm"
     if [ -d "$d/../data" ] && [ -d "$d/root/var/lib/pulp" ]; then mount --bind "$d/../data" "$d/root/var/lib/pulp"; fi
     exec chroot --userspec="$user" "$d/root" "$@"' run "$d" "$lower" "$user" \
