@@ -38,7 +38,9 @@ BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwo
 
 # --- real node (testbed/node/): one real node `real-0` beside the kwok ones ------------------------
 # PULP_TESTBED_REAL_NODE=0: kwok nodes only (parallel checkouts: one real node per machine).
-REAL_NODE=${PULP_TESTBED_REAL_NODE:-1}
+# Without the variable, a cluster keeps the mode it was started in: the e2e harness runs `up` again, and
+# that must not turn a kwok-only cluster into one with a real node (and tainted kwok nodes).
+REAL_NODE=${PULP_TESTBED_REAL_NODE:-$(cat "$C/real-node" 2>/dev/null || echo 1)}
 real_node() { [[ $REAL_NODE != 0 ]]; }
 node_sh() { bash "$REPO/testbed/node/node.sh" "$C" "$BIN" "$@"; }
 # --- end real node ---------------------------------------------------------------------------------
@@ -362,6 +364,7 @@ cmd_up() {
   stop_all
   rm -rf "$C"
   mkdir -p "$PKI" "$LOGS" "$PIDS" "$KCFGS"
+  echo "$REAL_NODE" >"$C/real-node"
   # Anything failing from here on stops what was started; logs stay for a look.
   trap 'rc=$?; if ((rc)); then stop_all; echo "cluster: up failed; logs are in $LOGS" >&2; fi' EXIT
 
