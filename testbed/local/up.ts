@@ -7,6 +7,9 @@ import { main as pulumi } from "./pulumi";
 
 async function up(): Promise<number> {
   const step = (what: string) => process.stdout.write(`\n==> ${what}\n`);
+  // What a fresh clone may lack is found in seconds, not after the toolchain's long first build.
+  step("prerequisites: the CRDs the embedded cluster installs");
+  execFileSync("bash", [path.join(REPO, "testbed/cluster/crds.sh"), "dir"], { stdio: "inherit" });
   step("toolchain (built once, then cached)");
   execFileSync("bash", [path.join(REPO, "testbed/toolchain.sh")], { stdio: "inherit" });
   step("embedded cluster");
