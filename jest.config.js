@@ -5,7 +5,9 @@
 const common = {
   preset: "ts-jest",
   testEnvironment: "node",
-  transform: { "^.+\\.ts$": ["ts-jest", {}] },
+  // Transpile only: `npm run build` (tsc --noEmit) and `npm run lint` type-check; per-file type checking
+  // here doubled the unit time on a 2-core machine.
+  transform: { "^.+\\.ts$": ["ts-jest", { isolatedModules: true }] },
 };
 
 module.exports = {

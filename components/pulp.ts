@@ -9,6 +9,7 @@ import { PulpNamespace } from "./namespace/namespace";
 import { Redis, REDIS_PORT } from "./redis/redis";
 import { PulpSecrets } from "./secrets/pulpSecrets";
 import { Settings } from "./settings/settings";
+import { TYPES } from "./contract";
 import { contentHash } from "./shared/hash";
 import { PodSpecOverrides } from "./shared/merge";
 import { fixedName, Identity, labels } from "./shared/labels";
@@ -25,9 +26,11 @@ import {
   pulpVolumes,
 } from "./workload/pulpProcess";
 import { Workload } from "./workload/workload";
+import { Deployed } from "./upgrade/deployed";
 import { KubeTarget } from "./upgrade/kubeApi";
 import { UpgradePlan } from "./upgrade/plan";
 import { StopTheWorld } from "./upgrade/stopTheWorld";
+import { decideUpgrade } from "./upgrade/upgrade";
 
 /** The processes that heartbeat into the database, and so the ones a stop-the-world upgrade stops. */
 const PULP_PROCESSES = ["api", "content", "worker"] as const;
@@ -37,10 +40,16 @@ export interface PulpArgs {
   config: PulpConfig;
   /** Secret values from the stack config. */
   secrets: SuppliedSecrets;
-  /** How this update upgrades Pulp (components/upgrade/plan.ts); a stop-the-world plan stops the old release first. */
-  upgrade?: UpgradePlan;
-  /** The cluster, for the stop-the-world step's own API calls: the `kubernetes:` config. */
-  kube?: pulumi.Input<KubeTarget>;
+  /**
+   * What this stack deployed last (upgrade/deployed.ts readDeployed, or FIRST_INSTALL). Required: the
+   * component plans the upgrade from it, so a caller cannot forget the plan and get a rolling upgrade.
+   */
+  deployed: Deployed;
+  /**
+   * The cluster the component deploys to, as the default Kubernetes provider finds it (upgrade/cluster.ts
+   * providerCluster). The stop-the-world step makes its API calls there and nowhere else.
+   */
+  cluster: pulumi.Input<KubeTarget>;
 }
 
 /**
@@ -61,6 +70,8 @@ export class Pulp extends pulumi.ComponentResource {
   readonly workloads: Partial<Record<PulpProcess | "web" | "redis", Workload>> = {};
   readonly settings: Settings;
   readonly migration: MigrationJob;
+  /** How this update upgrades Pulp (upgrade/plan.ts); a stop-the-world plan stops the old release first. */
+  readonly upgrade: UpgradePlan;
   /**
    * Resolves once every Pulp Deployment has been updated (awaited: rolled out and available). A failed
    * update never resolves it, so outputs gated on it keep their last value (see index.ts).
@@ -68,8 +79,21 @@ export class Pulp extends pulumi.ComponentResource {
   readonly rolledOut: pulumi.Output<boolean>;
 
   constructor(name: string, args: PulpArgs, opts?: pulumi.ComponentResourceOptions) {
-    super("pulp:index:Pulp", name, {}, opts);
+    super(TYPES.pulp, name, {}, opts);
     const { config, secrets: supplied } = args;
+    // The stop-the-world step reaches the cluster through `args.cluster`, the default provider's. A
+    // provider given here could point elsewhere, and the step would stop Pulp in the wrong cluster.
+    const providers = opts?.providers;
+    if (opts?.provider || (providers && Object.keys(providers).length > 0)) {
+      throw new pulumi.ResourceError(
+        "Pulp deploys through the default Kubernetes provider (the kubernetes: config), the one its " +
+          "stop-the-world step also uses; do not pass provider or providers",
+        this,
+      );
+    }
+    // Refuses before anything is created when the upgrade is not supported.
+    const plan = decideUpgrade(config, args.deployed);
+    this.upgrade = plan;
     const identity: Identity = { instance: config.instanceName, version: config.pulpcoreVersion };
     const child = { parent: this };
 
@@ -157,9 +181,8 @@ export class Pulp extends pulumi.ComponentResource {
     };
 
     // Across a RequireVersion floor the old processes stop, and their heartbeats expire, before `migrate`.
-    const plan = args.upgrade;
     const stop =
-      plan?.kind === "stop-the-world"
+      plan.kind === "stop-the-world"
         ? new StopTheWorld(
             `${name}-stop-the-world`,
             {
@@ -172,7 +195,7 @@ export class Pulp extends pulumi.ComponentResource {
               heartbeatTtlSeconds: plan.minimumDowntimeSeconds,
               podsGoneTimeoutSeconds:
                 Math.max(...PULP_PROCESSES.map((p) => config[p].terminationGracePeriodSeconds)) + 60,
-              kube: args.kube ?? {},
+              kube: args.cluster,
             },
             child,
           )

@@ -14,6 +14,9 @@ import { parseConfig } from "../components/config/parse";
 import { ConfigError as PulpConfigError, closest, setCommand } from "../components/config/problems";
 import { projectRepoProblem } from "./projectRepo";
 
+/** Where the Stack CRs live unless `delivery:deliveryNamespace` says otherwise (the stack CLI defaults to it). */
+export const DEFAULT_DELIVERY_NAMESPACE = "pulp-delivery";
+
 export const DELIVERY_NAMESPACE = "delivery";
 
 function formatted(problem: (value: string) => string | undefined) {
@@ -36,7 +39,7 @@ export const deliverySchema = z.strictObject({
   /** Where Pulp runs; created here with Pod Security labels, so the workspace needs no cluster grant. */
   pulpNamespace: formatted(dnsLabelProblem).default("pulp"),
   /** Where the Stack CRs, the workspace pods and the backend Secrets live (not the Pulp namespace). */
-  deliveryNamespace: formatted(dnsLabelProblem).default("pulp-delivery"),
+  deliveryNamespace: formatted(dnsLabelProblem).default(DEFAULT_DELIVERY_NAMESPACE),
   /** metadata.name of the Stack CR; the workspace pod is `<stackName>-workspace-0`. */
   stackName: stackCrName.default("pulp"),
   /** The Pulumi stack the workspace runs: `organization/pulp/<stack>` on a DIY (s3, file) backend. */

@@ -57,7 +57,13 @@ export class WorkspaceAccess extends pulumi.ComponentResource {
   readonly role: k8s.rbac.v1.Role;
 
   constructor(name: string, args: WorkspaceAccessArgs, opts?: pulumi.ComponentResourceOptions) {
-    super("pulp:operator:WorkspaceAccess", name, {}, opts);
+    // Was pulp:operator:WorkspaceAccess: the alias keeps existing stacks' URNs.
+    super(
+      "pulp:delivery:WorkspaceAccess",
+      name,
+      {},
+      pulumi.mergeOptions(opts, { aliases: [{ type: "pulp:operator:WorkspaceAccess" }] }),
+    );
     const child = { parent: this };
     const subject = (sa: k8s.core.v1.ServiceAccount) => ({
       kind: "ServiceAccount",

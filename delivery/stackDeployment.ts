@@ -26,7 +26,14 @@ export class StackDeployment extends pulumi.ComponentResource {
   readonly stackNames: string[];
 
   constructor(name: string, args: StackDeploymentArgs, opts?: pulumi.ComponentResourceOptions) {
-    super("pulp:operator:StackDeployment", name, {}, opts);
+    // Was pulp:operator:StackDeployment (components/operator/): the alias keeps existing stacks' URNs,
+    // its children's with it; the caller's own aliases are kept.
+    super(
+      "pulp:delivery:StackDeployment",
+      name,
+      {},
+      pulumi.mergeOptions(opts, { aliases: [{ type: "pulp:operator:StackDeployment" }] }),
+    );
     const { config } = args;
     const child = { parent: this };
     const labels = {

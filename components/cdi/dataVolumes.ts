@@ -1,6 +1,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { PulpConfig } from "../config/parse";
+import { holds } from "../contract";
 import { Identity, labels } from "../shared/labels";
 
 type DataVolumeConfig = PulpConfig["dataVolumes"][number];
@@ -30,7 +31,7 @@ export class DataVolumeImports extends pulumi.ComponentResource {
             name: dv.name,
             namespace: args.namespace,
             labels: labels(args.identity, "import"),
-            annotations: dataVolumeAnnotations(dv),
+            annotations: { ...dataVolumeAnnotations(dv), ...holds("import") },
           },
           spec: dataVolumeSpec(dv),
         },

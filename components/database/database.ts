@@ -2,6 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { PulpConfig } from "../config/parse";
 import { DatabaseSettings } from "../settings/render";
+import { holds } from "../contract";
 import { fixedName, Identity, labels } from "../shared/labels";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
 
@@ -62,7 +63,7 @@ export class Database extends pulumi.ComponentResource {
             name: clusterName,
             namespace: args.namespace,
             labels: labels(args.identity, "database"),
-            annotations: { "pulumi.com/waitFor": "condition=Ready" },
+            annotations: { "pulumi.com/waitFor": "condition=Ready", ...holds("database") },
           },
           spec: cloudNativePgSpec(cloudnativepg),
         },

@@ -1,5 +1,6 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { holds } from "../contract";
 
 /** Pod Security Standards labels: the API server rejects any pod of this namespace that is not `restricted`. */
 export const POD_SECURITY_LABELS = {
@@ -26,7 +27,13 @@ export class PulpNamespace extends pulumi.ComponentResource {
     if (args.create) {
       this.namespace = new k8s.core.v1.Namespace(
         name,
-        { metadata: { name: args.name, labels: { ...args.labels, ...POD_SECURITY_LABELS } } },
+        {
+          metadata: {
+            name: args.name,
+            labels: { ...args.labels, ...POD_SECURITY_LABELS },
+            annotations: holds("namespace"),
+          },
+        },
         // Deleting a namespace deletes every PVC in it: neither a config change nor `destroy` may do that.
         { parent: this, retainOnDelete: true },
       );

@@ -2,6 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { SuppliedSecrets } from "../config/load";
 import { DB_FIELDS_KEY_FILE, TOKEN_PRIVATE_KEY_FILE, TOKEN_PUBLIC_KEY_FILE } from "../settings/render";
+import { Holding, holds } from "../contract";
 import { fixedName, Identity, labels } from "../shared/labels";
 import { GeneratedSecret } from "./generatedSecret";
 
@@ -41,7 +42,7 @@ export class PulpSecrets extends pulumi.ComponentResource {
       supplied?: pulumi.Output<string>,
     ) => supplied ?? new GeneratedSecret(`${name}-${suffix}`, { kind }, keep).value;
 
-    const secret = (suffix: string, data: Record<string, pulumi.Input<string>>) => {
+    const secret = (suffix: string, holding: Holding, data: Record<string, pulumi.Input<string>>) => {
       const resource = new k8s.core.v1.Secret(
         `${name}-${suffix}`,
         {
@@ -49,6 +50,7 @@ export class PulpSecrets extends pulumi.ComponentResource {
             name: fixedName(args.identity, suffix),
             namespace: args.namespace,
             labels: labels(args.identity, "config"),
+            annotations: holds(holding),
           },
           type: "Opaque",
           stringData: data,
@@ -60,26 +62,26 @@ export class PulpSecrets extends pulumi.ComponentResource {
     };
 
     this.secretKey = {
-      name: secret("secret-key", {
+      name: secret("secret-key", "secret-key", {
         secret_key: valueOf("secret-key", "django-secret-key", args.supplied.secretKey),
       }),
       key: "secret_key",
     };
     this.dbFieldsKey = {
-      name: secret("db-fields-encryption", {
+      name: secret("db-fields-encryption", "db-fields-key", {
         [DB_FIELDS_KEY_FILE]: valueOf("db-fields-key", "fernet-key", args.supplied.dbFieldsEncryptionKey),
       }),
       key: DB_FIELDS_KEY_FILE,
     };
     this.adminPassword = {
-      name: secret("admin-password", {
+      name: secret("admin-password", "admin-password", {
         password: valueOf("admin-password", "password", args.supplied.adminPassword),
       }),
       key: "password",
     };
     if (args.tokenAuth) {
       const pair = new GeneratedSecret(`${name}-token-keys`, { kind: "ec-p256-keypair" }, keep);
-      this.tokenKeysSecret = secret("container-auth", {
+      this.tokenKeysSecret = secret("container-auth", "token-keys", {
         [TOKEN_PRIVATE_KEY_FILE]: pair.value,
         [TOKEN_PUBLIC_KEY_FILE]: pair.publicKey.apply((k) => k ?? ""),
       });

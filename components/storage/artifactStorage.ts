@@ -2,6 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { PulpConfig } from "../config/parse";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
+import { holds } from "../contract";
 import { fixedName, Identity, labels } from "../shared/labels";
 
 export interface ArtifactStorageArgs {
@@ -52,6 +53,7 @@ export class ArtifactStorage extends pulumi.ComponentResource {
             name: fixedName(args.identity, "artifacts"),
             namespace: args.namespace,
             labels: labels(args.identity, "storage"),
+            annotations: holds("artifacts"),
           },
           spec: {
             accessModes: [pvc.accessMode],

@@ -1,4 +1,7 @@
+// The stack outputs an update leaves for the next one: what was deployed. Written and read here only;
+// the names are in components/contract.ts.
 import * as pulumi from "@pulumi/pulumi";
+import { DEPLOYED_OUTPUTS } from "../contract";
 
 /** What the last successful update of this stack deployed, from its own outputs. */
 export interface Deployed {
@@ -6,6 +9,9 @@ export interface Deployed {
   pulpcoreVersion?: string;
   idle: boolean;
 }
+
+/** A stack that has never been deployed. */
+export const FIRST_INSTALL: Deployed = { idle: false };
 
 /**
  * Reads this stack's own last outputs through a StackReference. The one source that is right in a
@@ -17,10 +23,25 @@ export async function readDeployed(): Promise<Deployed> {
   const self = new pulumi.StackReference("deployed", {
     name: `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`,
   });
-  const version = await self.getOutputDetails("pulpcoreVersion");
-  const idle = await self.getOutputDetails("idle");
+  const version = await self.getOutputDetails(DEPLOYED_OUTPUTS.pulpcoreVersion);
+  const idle = await self.getOutputDetails(DEPLOYED_OUTPUTS.idle);
   return {
     pulpcoreVersion: typeof version.value === "string" ? version.value : undefined,
     idle: idle.value === true,
+  };
+}
+
+/**
+ * The outputs readDeployed reads next time. Gated on the rollout: the engine saves the outputs of a
+ * failed update too, and a failed migration must leave the deployed version as it was, or a revert
+ * would look like a downgrade.
+ */
+export function deployedOutputs(
+  rolledOut: pulumi.Output<boolean>,
+  deployed: Required<Deployed>,
+): Record<(typeof DEPLOYED_OUTPUTS)[keyof typeof DEPLOYED_OUTPUTS], pulumi.Output<string | boolean>> {
+  return {
+    [DEPLOYED_OUTPUTS.pulpcoreVersion]: rolledOut.apply(() => deployed.pulpcoreVersion),
+    [DEPLOYED_OUTPUTS.idle]: rolledOut.apply(() => deployed.idle),
   };
 }

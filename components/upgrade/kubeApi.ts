@@ -1,7 +1,7 @@
-// A few Kubernetes API calls for the stop-the-world step, made from a dynamic provider. It finds the
-// cluster the way the Kubernetes provider does: `kubernetes:kubeconfig` (a path or the file's content),
-// then $KUBECONFIG, then ~/.kube/config, then the in-cluster service account (the operator's workspace
-// pod). @kubernetes/client-node would do the same with 72 more packages in every `npm install`,
+// A few Kubernetes API calls for the stop-the-world step, made from a dynamic provider. The program
+// resolves the cluster once, as the Kubernetes provider does (upgrade/cluster.ts), and passes it in:
+// a kubeconfig (path or content) plus context, or the in-cluster service account (the operator's
+// workspace pod). $KUBECONFIG is consulted only for a target that names neither. @kubernetes/client-node would do the same with 72 more packages in every `npm install`,
 // including the operator workspace's, which the seeds show running out of memory.
 
 /** Where the cluster is: what the program passes from the `kubernetes:` config. */
@@ -10,6 +10,8 @@ export interface KubeTarget {
   kubeconfig?: string;
   /** `kubernetes:context`. */
   context?: string;
+  /** No kubeconfig anywhere: the pod's service account (the operator's workspace), as the provider does. */
+  inCluster?: boolean;
 }
 
 /** The fields of API objects this program reads. */
@@ -161,6 +163,8 @@ export function kubeApi(target: KubeTarget, { timeoutMs = 30_000 } = {}): KubeAp
     if (given && (given.includes("\n") || given.trimStart().startsWith("{"))) {
       return fromKubeconfig(given, process.cwd(), "kubernetes:kubeconfig");
     }
+    if (target.inCluster) return inCluster();
+    // Only a target without either (a step recorded by an older release of this program) looks further.
     const file =
       given ??
       process.env.KUBECONFIG?.split(nodePath.delimiter).find((p) => p) ??

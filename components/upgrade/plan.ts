@@ -2,6 +2,7 @@
 // orchestration are elsewhere.
 import * as pulumi from "@pulumi/pulumi";
 import { compareVersions, parseVersion, Version } from "../config/formats";
+import { UPGRADE_REFUSED_MARKER, UpgradeKind } from "../contract";
 
 /**
  * pulpcore migrations that refuse to run while an api, content or worker process older than `floor` has
@@ -35,10 +36,14 @@ export type UpgradePlan =
       summary: string;
     };
 
-/** An upgrade Pulp does not support; raised before anything is touched. */
+// Every kind the plan can take is one the contract names (a compile error otherwise).
+const _kindsInContract: UpgradeKind = "" as UpgradePlan["kind"];
+void _kindsInContract;
+
+/** An upgrade Pulp does not support; raised before anything is touched. Tools find it by the marker. */
 export class UpgradeRefused extends pulumi.RunError {
   constructor(message: string) {
-    super(message);
+    super(`${UPGRADE_REFUSED_MARKER} ${message}`);
     this.name = "UpgradeRefused";
   }
 }

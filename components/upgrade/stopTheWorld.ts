@@ -1,19 +1,12 @@
 // The stop-the-world step of an upgrade across a RequireVersion floor (plan.ts): every old api, content
 // and worker process stops and their heartbeats age past the TTL before the migration Job may start.
 import * as pulumi from "@pulumi/pulumi";
+import { STOP_THE_WORLD_STEP, StopTheWorldContract, TYPES } from "../contract";
 import { KubeTarget, kubeApi } from "./kubeApi";
 
-export interface StopTheWorldInputs {
-  namespace: string;
-  /** The Deployments whose processes heartbeat: api, content, worker. */
-  deployments: string[];
-  from: string;
-  to: string;
-  floor: string;
-  migrations: string;
-  heartbeatTtlSeconds: number;
-  /** How long old pods may take to go: their longest terminationGracePeriodSeconds plus a margin. */
-  podsGoneTimeoutSeconds: number;
+/** The inputs the plan summary reads (the contract), plus where the cluster is. */
+export interface StopTheWorldInputs extends StopTheWorldContract {
+  /** The component's cluster (upgrade/cluster.ts): the only one the step talks to. */
   kube: KubeTarget;
 }
 
@@ -156,7 +149,10 @@ class StopTheWorldStep extends pulumi.dynamic.Resource {
         lastPodGoneAt: undefined,
         heartbeatsExpiredAt: undefined,
       },
-      opts,
+      // Registered as `pulumi-nodejs:dynamic:Resource` before it had a type of its own.
+      pulumi.mergeOptions(opts, { aliases: [{ type: "pulumi-nodejs:dynamic:Resource" }] }),
+      STOP_THE_WORLD_STEP.module,
+      STOP_THE_WORLD_STEP.type,
     );
   }
 }
@@ -169,7 +165,7 @@ export class StopTheWorld extends pulumi.ComponentResource {
   readonly step: pulumi.CustomResource;
 
   constructor(name: string, args: StopTheWorldArgs, opts?: pulumi.ComponentResourceOptions) {
-    super("pulp:upgrade:StopTheWorld", name, {}, opts);
+    super(TYPES.stopTheWorld, name, {}, opts);
     this.step = new StopTheWorldStep(`${name}-${args.from}-to-${args.to}`, args, { parent: this });
     this.registerOutputs({});
   }

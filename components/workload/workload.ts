@@ -5,7 +5,8 @@ import { deepMerge, PodSpecOverrides } from "../shared/merge";
 import { restricted } from "./podSecurity";
 
 /** Pod-template annotation holding a hash of exactly the config the pods consume: a change rolls them. */
-export const CONFIG_HASH_ANNOTATION = "pulp.pulpproject.org/config-hash";
+import { CONFIG_HASH_ANNOTATION } from "../contract";
+export { CONFIG_HASH_ANNOTATION };
 
 export interface WorkloadArgs {
   namespace: pulumi.Input<string>;

@@ -5,14 +5,15 @@
 import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
+import { CRDS } from "../unit/helpers/delivery";
 import { KNOWN_FAILURES } from "../../tools/stack/failures";
-import { KUBECONFIG, REPO } from "../../testbed/local/environment";
+import { KUBECONFIG, REPO, toolchainBin } from "../../testbed/local/environment";
 import { getJson, kubectl, kubectlTry } from "../../testbed/harness";
 
 jest.setTimeout(10 * 60 * 1000);
 
 const NS = "pulp-status-e2e";
-const CRD_FILE = path.resolve(REPO, "../shared/crds/pulumi.com_stacks.yaml");
+const CRD_FILE = path.join(CRDS, "pulumi.com_stacks.yaml");
 const T = (offsetSeconds = 0) =>
   new Date(Date.now() + offsetSeconds * 1000).toISOString().replace(/\.\d+Z$/, "Z");
 
@@ -23,7 +24,8 @@ function stackCommand(args: string[], kubeconfig = KUBECONFIG) {
     {
       cwd: REPO,
       encoding: "utf8",
-      env: { ...process.env, KUBECONFIG: kubeconfig },
+      // The CLI takes kubectl from PATH; the test bed hands it the toolchain's.
+      env: { ...process.env, KUBECONFIG: kubeconfig, PULP_KUBECTL: path.join(toolchainBin(), "kubectl") },
       timeout: 120_000,
     },
   );

@@ -30,7 +30,7 @@ SERVICE_IP=10.96.0.1 # first address of SERVICE_CIDR: the `kubernetes` Service
 # Fake pod IPs handed out by kwok; nothing is routed. Not loopback: Endpoints validation rejects it.
 POD_CIDR=10.244.0.1/16
 # shared/ sits beside the checkout (CI clones it there too).
-CRD_DIR=${PULP_CRD_DIR:-$(realpath -m "$REPO/../shared/crds")}
+CRD_DIR=$(bash "$HERE/crds.sh" dir) || exit 1
 NODES=3
 ZONES=(zone-a zone-b)
 PROCS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok standin-controllers)

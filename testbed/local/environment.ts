@@ -103,13 +103,5 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Runs a script's main and exits with its code; an error is one line on stderr and exit code 1. */
-export function runMain(main: () => Promise<number>): void {
-  main().then(
-    (code) => process.exit(code),
-    (err: Error) => {
-      console.error(err.message);
-      process.exit(1);
-    },
-  );
-}
+/** The test bed's scripts exit the way the shipped tools do. */
+export { runMain } from "../../tools/cli";

@@ -56,6 +56,9 @@ async function forwardWeb(): Promise<void> {
 
 async function up(): Promise<number> {
   const step = (what: string) => process.stdout.write(`\n==> ${what}\n`);
+  // What a fresh clone may lack is found in seconds, not after the toolchain's long first build.
+  step("prerequisites: the CRDs the embedded cluster installs");
+  execFileSync("bash", [path.join(REPO, "testbed/cluster/crds.sh"), "ensure"], { stdio: "inherit" });
   step("toolchain (built once, then cached)");
   run("bash", [path.join(REPO, "testbed/toolchain.sh")]);
   step("images: Pulp, pulp-web, Redis, PostgreSQL from Debian and PyPI (built once, then cached)");

@@ -1,5 +1,6 @@
 // What holds data, and which steps of a preview would replace or delete it (or were refused doing so).
-import { parseUrn, PreviewJson } from "./previewJson";
+import { GENERATED_SECRET_HOLDS, HOLDINGS, holdingOf } from "../../components/contract";
+import { parseUrn, PreviewJson, PreviewStep, valueAt } from "./previewJson";
 import { changedProperties, errorsByUrn, Resource, resourceOf } from "./resources";
 
 /** Ops that remove an object (and what it holds) from the cluster. */
@@ -22,29 +23,23 @@ export interface DataRisk extends Resource {
   refusals: string[];
 }
 
-/** Which key a PulpSecrets resource holds (components/secrets/pulpSecrets.ts names them by suffix). */
-function keyHeld(urn: string): string {
-  const name = parseUrn(urn).name;
-  if (/db-fields/.test(name))
-    return "the key that encrypts database fields: with a new one they cannot be read";
-  if (/secret-key/.test(name))
-    return "Django's SECRET_KEY: a new one logs everyone out and voids signed data";
-  if (/admin-password/.test(name)) return "the admin password";
-  if (/token-keys|container-auth/.test(name)) return "the token-signing key pair: issued tokens stop working";
-  return "a key Pulp was installed with";
-}
+type State = Partial<NonNullable<PreviewStep["newState"]>> | undefined;
 
-/** What a resource holds that a replacement or deletion would lose; undefined for everything re-creatable. */
-export function dataHeld(urn: string, protect: boolean | undefined): string | undefined {
-  const { type } = parseUrn(urn);
-  if (type === "kubernetes:core/v1:PersistentVolumeClaim") return "a volume: its files are lost with it";
-  if (type.startsWith("kubernetes:postgresql.cnpg.io/") && type.endsWith(":Cluster"))
-    return "the PostgreSQL database (CloudNativePG): every byte of Pulp's metadata";
-  if (type.startsWith("kubernetes:cdi.kubevirt.io/") && type.endsWith(":DataVolume"))
-    return "an imported volume (CDI)";
-  if (type === "kubernetes:core/v1:Namespace") return "the namespace: deleting it deletes everything in it";
-  if (urn.includes("$pulp:secrets:PulpSecrets$") || type.endsWith(":GeneratedSecret")) return keyHeld(urn);
-  if (protect) return "something the program marks `protect`";
+/**
+ * What a resource holds that a replacement or deletion would lose; undefined for everything re-creatable.
+ * Read from the object's `pulp.pulpproject.org/holds` annotation (components/contract.ts), or for a
+ * GeneratedSecret from its kind; otherwise only the state's `protect` flag says something is kept.
+ */
+export function dataHeld(urn: string, ...states: State[]): string | undefined {
+  for (const st of states) {
+    const holding =
+      holdingOf(valueAt(st?.inputs, "metadata.annotations")) ??
+      (parseUrn(urn).type.endsWith(":GeneratedSecret")
+        ? GENERATED_SECRET_HOLDS[String(st?.inputs?.kind ?? st?.outputs?.kind)]
+        : undefined);
+    if (holding) return HOLDINGS[holding];
+  }
+  if (states.some((st) => st?.protect)) return "something the program marks `protect`";
   return undefined;
 }
 
@@ -57,7 +52,7 @@ export function dataRisks(preview: PreviewJson): { risks: DataRisk[]; updates: D
   const updates: DataUpdate[] = [];
   const seen = new Set<string>();
   for (const step of preview.steps) {
-    const holds = dataHeld(step.urn, step.oldState?.protect ?? step.newState?.protect);
+    const holds = dataHeld(step.urn, step.newState, step.oldState);
     if (!holds || step.op === "same" || step.op === "read" || step.op === "create") continue;
     const refusals = errors.get(step.urn) ?? [];
     if (REMOVING_OPS.has(step.op) || refusals.length > 0) {
@@ -82,9 +77,13 @@ export function dataRisks(preview: PreviewJson): { risks: DataRisk[]; updates: D
   }
   // A refused step may be missing from `steps` (the engine stopped first): report it from the error alone.
   for (const [urn, refusals] of errors) {
-    const holds = dataHeld(urn, undefined);
-    if (!holds || seen.has(urn)) continue;
+    if (seen.has(urn)) continue;
+    const states = preview.steps.filter((st) => st.urn === urn).flatMap((st) => [st.newState, st.oldState]);
     const protectedDelete = refusals.some((r) => r.includes("protected"));
+    // The engine refuses to delete a protected resource before any step shows its annotations.
+    const holds =
+      dataHeld(urn, ...states) ?? (protectedDelete ? dataHeld(urn, { protect: true }) : undefined);
+    if (!holds) continue;
     risks.push({
       ...resourceOf({ urn }),
       holds,

@@ -1,6 +1,7 @@
 // The plan summary as Markdown for a pull request: a machine-readable first line (an HTML comment, so it
 // does not show), data at risk at the top, then upgrade, rolls, migration and the rest.
 import { Analysis, DataRisk, NO_CHANGE_OPS, Roll, StopTheWorld } from "./analyze";
+import { readUpgradeRefusal } from "../../components/contract";
 
 /** The first line's marker; also how the CI step finds its own earlier comment to edit. */
 export const MARKER = "pulp-plan-summary";
@@ -93,15 +94,7 @@ function upgradeSection(a: Analysis): string[] {
     lines.push(...downtimeText(u.stopTheWorld));
     if (u.text) lines.push("", `The program's plan: ${u.text}`);
   } else if (u.kind === "refused") {
-    lines.push(
-      /NEEDS DOWNTIME/.test(u.text)
-        ? "**Refused: this upgrade needs downtime**, and this version of the program does not do it in one update. Nothing was changed; the program's message names the steps:"
-        : "**Refused by the program.** Nothing was changed:",
-      "",
-      "```",
-      u.text,
-      "```",
-    );
+    lines.push("**Refused by the program.** Nothing was changed:", "", "```", u.text, "```");
   } else if (u.kind === "stop-the-world") lines.push(`**Downtime.** ${u.text}`);
   else if (u.kind === "rolling") lines.push(`Rolling, no downtime: ${u.text}.`);
   else lines.push(`${u.text}.`);
@@ -174,7 +167,8 @@ export function render(a: Analysis): string {
     ...a.dataUpdates.map((u) => `update ${u.kind} ${u.name} in place (${u.fields.join(", ")})`),
     ...a.otherChanges,
   ];
-  const errors = a.programErrors.filter((e) => e !== a.upgrade?.text);
+  // The refusal is quoted in the upgrade section already.
+  const errors = a.programErrors.filter((e) => (readUpgradeRefusal(e) ?? e) !== a.upgrade?.text);
   return [
     headerLine(a),
     `## Pulp preview: ${headline(a)}`,

@@ -2,8 +2,8 @@
 import { parseUrn, PreviewJson, PreviewStep, valueAt } from "./previewJson";
 import { changedProperties, resourceOf } from "./resources";
 
-/** The pod-template annotation components/workload/workload.ts sets from the settings and secrets. */
-export const CONFIG_HASH_ANNOTATION = "pulp.pulpproject.org/config-hash";
+import { CONFIG_HASH_ANNOTATION, TYPES } from "../../components/contract";
+export { CONFIG_HASH_ANNOTATION };
 
 export interface Roll {
   name: string;
@@ -90,7 +90,8 @@ export function migrationOf(preview: PreviewJson): Migration | undefined {
     (s) =>
       ["create", "replace", "create-replacement"].includes(s.op) &&
       parseUrn(s.urn).type === "kubernetes:batch/v1:Job" &&
-      /-migrate-/.test(String(valueAt(s.newState?.inputs, "metadata.name"))),
+      // The Job of the MigrationJob component: its type is in the URN's parent chain.
+      s.urn.includes(`$${TYPES.migrationJob}$`),
   );
   if (!step) return undefined;
   const old = valueAt(step.oldState?.inputs, "metadata.name");

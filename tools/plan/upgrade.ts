@@ -1,18 +1,19 @@
-// The upgrade a preview carries: the program's `Upgrade plan: ` diagnostic, a refusal, or a created
-// pulp:upgrade:StopTheWorld with what it stops and for about how long.
+// The upgrade a preview carries, read through the product's contract (components/contract.ts): the
+// `Upgrade plan [<kind>]:` diagnostic, a refusal's marker, or a created stop-the-world step with what it
+// stops and for about how long. No English is parsed.
+import {
+  readUpgradePlan,
+  readUpgradeRefusal,
+  StopTheWorldContract,
+  TYPES,
+  UpgradeKind,
+} from "../../components/contract";
 import { parseUrn, PreviewJson, valueAt } from "./previewJson";
 import { resourceOf } from "./resources";
 
-/** The step's URN, to leave it out of the summary's other changes. */
-export interface StopTheWorld {
+/** The step's inputs, and its URN to leave it out of the summary's other changes. */
+export interface StopTheWorld extends Omit<StopTheWorldContract, "podsGoneTimeoutSeconds"> {
   urn: string;
-  from: string;
-  to: string;
-  floor: string;
-  migrations: string;
-  heartbeatTtlSeconds: number;
-  namespace: string;
-  deployments: string[];
   /** How long the step waits for the old pods to go (workers finish their tasks within their grace period). */
   podsGoneTimeoutSeconds?: number;
   /** The longest start-up the stopped Deployments' startup probes allow (initial delay + period x threshold). */
@@ -20,8 +21,8 @@ export interface StopTheWorld {
 }
 
 export interface Upgrade {
-  kind: "install" | "none" | "rolling" | "offline" | "stop-the-world" | "refused";
-  /** The program's own words: the `Upgrade plan: ` diagnostic or the refusal. */
+  kind: UpgradeKind | "refused";
+  /** The program's own words: the plan's summary or the refusal. */
   text: string;
   stopTheWorld?: StopTheWorld;
 }
@@ -42,14 +43,12 @@ export function startupBudgetSeconds(preview: PreviewJson, names: string[]): num
   return budgets.length > 0 ? Math.max(...budgets) : undefined;
 }
 
-/** The stop-the-world resource main adds: a `pulp:upgrade:StopTheWorld` component and its dynamic child. */
+/** The stop-the-world step (TYPES.stopTheWorldStep), or its component when the step is not listed. */
 export function stopTheWorldOf(preview: PreviewJson): StopTheWorld | undefined {
   for (const step of preview.steps) {
     if (!["create", "replace", "create-replacement", "update"].includes(step.op)) continue;
     const inputs = step.newState?.inputs ?? {};
-    // The dynamic child may be parented elsewhere; its inputs are the contract either way.
-    const dynamic = parseUrn(step.urn).type.startsWith("pulumi-nodejs:dynamic") && "floor" in inputs;
-    if (!step.urn.includes("pulp:upgrade:StopTheWorld") && !dynamic) continue;
+    if (parseUrn(step.urn).type !== TYPES.stopTheWorldStep) continue;
     if (typeof inputs.to !== "string" || inputs.heartbeatTtlSeconds === undefined) continue;
     const deployments = Array.isArray(inputs.deployments) ? inputs.deployments.map(String) : [];
     return {
@@ -71,28 +70,9 @@ export function stopTheWorldOf(preview: PreviewJson): StopTheWorld | undefined {
 
 export function upgradeOf(preview: PreviewJson, programErrors: string[]): Upgrade | undefined {
   const stw = stopTheWorldOf(preview);
-  // A stop-the-world plan is a warning, the others info; warnings carry their severity in the message.
-  const planText = (m: string) => m.replace(/^(warning|info): /, "");
-  const plan = preview.diagnostics.find((d) => planText(d.message).startsWith("Upgrade plan: "));
-  const text = plan
-    ? planText(plan.message)
-        .replace(/^Upgrade plan: /, "")
-        .trim()
-    : "";
-  if (stw) return { kind: "stop-the-world", text, stopTheWorld: stw };
-  const refusal = programErrors.find((e) =>
-    /NEEDS DOWNTIME|do not run backwards|RequireVersion floors|pulpcore/.test(e),
-  );
-  if (refusal) return { kind: "refused", text: refusal };
-  if (!plan) return undefined;
-  const kind: Upgrade["kind"] = /NEEDS DOWNTIME/.test(text)
-    ? "stop-the-world"
-    : /^install/.test(text)
-      ? "install"
-      : /while idle/.test(text)
-        ? "offline"
-        : /stays; no upgrade/.test(text)
-          ? "none"
-          : "rolling";
-  return { kind, text };
+  const plan = preview.diagnostics.map((d) => readUpgradePlan(d.message)).find((p) => p !== undefined);
+  if (stw) return { kind: "stop-the-world", text: plan?.summary ?? "", stopTheWorld: stw };
+  const refusal = programErrors.map(readUpgradeRefusal).find((r) => r !== undefined);
+  if (refusal !== undefined) return { kind: "refused", text: refusal };
+  return plan && { kind: plan.kind, text: plan.summary };
 }

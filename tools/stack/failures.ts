@@ -2,6 +2,9 @@
 // PKO v2 controller's own condition reasons and event reasons, as a table: how to recognise it in a
 // snapshot, the likely cause, and the fix. test/unit/stack/failures.test.ts has a case per entry.
 import { condition, currentEvents, isHistory, messages, specChangedAt, StackSnapshot } from "./snapshot";
+import { UPGRADE_REFUSED_MARKER } from "../../components/contract";
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 export interface KnownFailure {
   id: string;
@@ -220,7 +223,9 @@ export const KNOWN_FAILURES: readonly KnownFailure[] = [
   {
     id: "pulp-config",
     title: "the Pulp program refused its config or the upgrade",
-    detect: (s) => grep(s, /Invalid Pulp stack config|NEEDS DOWNTIME|do not run backwards|upgrade.*refused/i),
+    // The refusal's marker from the product contract; the stop-the-world plan is a warning of a
+    // successful update and must not count.
+    detect: (s) => grep(s, new RegExp(`Invalid Pulp stack config|${escapeRegExp(UPGRADE_REFUSED_MARKER)}`)),
     cause:
       "The Pulp program validates its config and the upgrade path before creating anything; nothing was changed.",
     fix: (s) =>

@@ -1,8 +1,8 @@
-// kubectl for the stack commands: which cluster, and errors a person can act on in one line.
+// kubectl for the stack commands: which cluster, and errors a person can act on in one line. A shipped
+// tool: it finds the cluster as kubectl does and knows nothing of the test bed.
 import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
-import { KUBECONFIG as EMBEDDED_KUBECONFIG, toolchainBin } from "../../testbed/local/environment";
 
 /** A failure the person can fix: printed as one line, exit code 1. */
 export class StackCommandError extends Error {}
@@ -12,19 +12,18 @@ export interface Kube {
   kubeconfig?: string;
 }
 
-/** --kubeconfig, else $KUBECONFIG, else the embedded cluster's (when it exists), else kubectl's default. */
-export function resolveKube(flagKubeconfig?: string): Kube {
-  const kubeconfig =
-    flagKubeconfig ??
-    process.env.KUBECONFIG ??
-    (fs.existsSync(EMBEDDED_KUBECONFIG) ? EMBEDDED_KUBECONFIG : undefined);
+/**
+ * --kubeconfig, else $KUBECONFIG, else nothing: kubectl then reads ~/.kube/config, as it does for the
+ * person at the keyboard. kubectl is $PULP_KUBECTL, else the one on PATH.
+ */
+export function resolveKube(flagKubeconfig?: string, env: NodeJS.ProcessEnv = process.env): Kube {
+  const kubeconfig = flagKubeconfig ?? (env.KUBECONFIG || undefined);
   if (kubeconfig && kubeconfig.split(path.delimiter).every((f) => !fs.existsSync(f))) {
     throw new StackCommandError(
-      `kubeconfig ${kubeconfig} does not exist: start the embedded cluster (npm run cluster:up) or point KUBECONFIG at your cluster's`,
+      `kubeconfig ${kubeconfig} does not exist: point KUBECONFIG (or --kubeconfig) at your cluster's`,
     );
   }
-  const built = path.join(toolchainBin(), "kubectl");
-  return { kubectl: process.env.PULP_KUBECTL ?? (fs.existsSync(built) ? built : "kubectl"), kubeconfig };
+  return { kubectl: env.PULP_KUBECTL ?? "kubectl", kubeconfig };
 }
 
 export interface KubectlResult {

@@ -2,13 +2,14 @@
 // npm run stack -- retry <name> [-n namespace] [--kubeconfig file]
 // Operating a Pulumi Kubernetes Operator Stack: one screen of what it is doing and why it fails (with the
 // fix), and a forced retry (the `pulumi.com/reconciliation-request` annotation the operator watches).
-import { runMain } from "../../testbed/local/environment";
+import { DEFAULT_DELIVERY_NAMESPACE } from "../../delivery/config";
+import { runMain } from "../cli";
 import { collect, readStack } from "./collect";
 import { diagnose } from "./failures";
 import { resolveKube, run, StackCommandError, clusterProblem } from "./kube";
 import { render } from "./render";
 
-export const DEFAULT_NAMESPACE = "pulp-delivery";
+export const DEFAULT_NAMESPACE = DEFAULT_DELIVERY_NAMESPACE;
 export const RECONCILE_ANNOTATION = "pulumi.com/reconciliation-request";
 
 const USAGE = "usage: npm run stack -- status|retry <stack-name> [-n <namespace>] [--kubeconfig <file>]";

@@ -1,4 +1,5 @@
 // Delivery configs and a render of the delivery program under mocks, shared by the operator tests.
+import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import * as yaml from "js-yaml";
@@ -8,7 +9,10 @@ import { StackDeployment } from "../../../delivery/stackDeployment";
 import { REPO } from "./configs";
 import { MockRun, runWithMocks } from "./pulumiMocks";
 
-export const CRDS = process.env.PULP_CRDS_DIR ?? path.resolve(REPO, "../shared/crds");
+/** The CRDs the test bed installs, from where testbed/cluster/crds.sh finds them ($PULP_CRD_DIR first). */
+export const CRDS = execFileSync("bash", [path.join(REPO, "testbed/cluster/crds.sh"), "dir"], {
+  encoding: "utf8",
+}).trim();
 
 /** The smallest valid `delivery:` config (keys without the prefix). */
 export const DELIVERY: Record<string, unknown> = {

@@ -1,6 +1,7 @@
 import { loadConfig } from "../../../components/config/load";
 import { SecretName } from "../../../components/config/rules";
 import { Pulp } from "../../../components/pulp";
+import { FIRST_INSTALL } from "../../../components/upgrade/deployed";
 import { MockRun, Registered, runWithMocks } from "./pulumiMocks";
 
 /** Renders a whole install under mocks from raw `pulp:` config (keys without the prefix). */
@@ -13,7 +14,7 @@ export async function render(
   for (const [k, v] of Object.entries({ ...raw, ...secrets })) config[`pulp:${k}`] = v;
   return runWithMocks({ config, secretKeys: Object.keys(secrets).map((k) => `pulp:${k}`), preview }, () => {
     const loaded = loadConfig();
-    new Pulp(loaded.config.instanceName, loaded);
+    new Pulp(loaded.config.instanceName, { ...loaded, deployed: FIRST_INSTALL, cluster: {} });
   });
 }
 

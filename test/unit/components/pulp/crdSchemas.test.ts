@@ -4,10 +4,9 @@ import Ajv from "ajv";
 import * as fs from "fs";
 import * as path from "path";
 import * as yaml from "js-yaml";
-import { MINIMAL, REPO } from "../../helpers/configs";
+import { MINIMAL } from "../../helpers/configs";
 import { CNPG, DATA_VOLUME, render } from "../../helpers/render";
-
-const CRDS = process.env.PULP_CRDS_DIR ?? path.resolve(REPO, "../shared/crds");
+import { CRDS } from "../../helpers/delivery";
 
 function validatorFor(file: string, version: string) {
   const crd = yaml.load(fs.readFileSync(path.join(CRDS, file), "utf8")) as {

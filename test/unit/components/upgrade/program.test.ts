@@ -1,6 +1,7 @@
 // The program reads what its last update deployed and plans the upgrade from it: stop-the-world across a
 // RequireVersion floor, rolling otherwise.
 import { kwokStackConfig } from "../../helpers/configs";
+import { TYPES } from "../../../../components/contract";
 import * as pulumi from "@pulumi/pulumi";
 import { promiseOf, runWithMocks } from "../../helpers/pulumiMocks";
 
@@ -29,7 +30,7 @@ test("the outputs the next update reads back", async () => {
 
 test("an upgrade across a floor stops the old release, then migrates, then starts the new one", async () => {
   const { run } = await runDev({ pulpcoreVersion: "3.84.0", idle: false });
-  const [step] = run.ofType("pulumi-nodejs:dynamic:Resource");
+  const [step] = run.ofType(TYPES.stopTheWorldStep);
   expect(step.name).toBe("pulp-stop-the-world-3.84.0-to-3.85.0");
   expect(step.inputs).toMatchObject({
     namespace: "pulp-dev",
@@ -56,8 +57,8 @@ test("a rolling upgrade has no stop-the-world step", async () => {
     { pulpcoreVersion: "3.85.0", idle: false },
     { "pulp:image": "quay.io/pulp/pulp-minimal:3.85.1" },
   );
-  expect(run.ofType("pulumi-nodejs:dynamic:Resource")).toHaveLength(0);
-  expect(run.ofType("pulp:upgrade:StopTheWorld")).toHaveLength(0);
+  expect(run.ofType(TYPES.stopTheWorldStep)).toHaveLength(0);
+  expect(run.ofType(TYPES.stopTheWorld)).toHaveLength(0);
 });
 
 test("the same upgrade runs once the install is idle", async () => {

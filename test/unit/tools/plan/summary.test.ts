@@ -3,6 +3,15 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import {
+  HOLDS_ANNOTATION,
+  UPGRADE_REFUSED_MARKER,
+  UpgradeKind,
+  upgradePlanMessage,
+} from "../../../../components/contract";
+import { PreviewJson } from "../../../../tools/plan/previewJson";
+import { migrationOf } from "../../../../tools/plan/rollout";
+import { upgradeOf } from "../../../../tools/plan/upgrade";
 import { analyze, dataHeld } from "../../../../tools/plan/analyze";
 import { BASE_SECRETS, CANARIES, CASES, DRIFT_CASE } from "../../../../testbed/fixtures/cases";
 import { parsePreview, UnreadablePreview } from "../../../../tools/plan/previewJson";
@@ -343,23 +352,30 @@ describe("input and exit codes", () => {
   });
 });
 
-test("what holds data is decided by type, not only by the program's protect flag", () => {
+// Wrong answer fixed: the summary guessed from names and kinds, so a Secret named like a PulpSecrets key
+// counted as data and a data-holding object under another name did not. It reads the contract now.
+test("what holds data is read from the holds annotation (components/contract.ts), not guessed from names", () => {
   const urn = (type: string, name: string) => `urn:pulumi:s::pulp::pulp:index:Pulp$${type}::${name}`;
-  expect(dataHeld(urn("kubernetes:core/v1:PersistentVolumeClaim", "x"), false)).toMatch(/volume/);
-  expect(dataHeld(urn("kubernetes:postgresql.cnpg.io/v1:Cluster", "x"), false)).toMatch(/PostgreSQL/);
-  expect(dataHeld(urn("kubernetes:cdi.kubevirt.io/v1beta1:DataVolume", "x"), false)).toMatch(/CDI/);
-  expect(dataHeld(urn("kubernetes:core/v1:Namespace", "x"), false)).toMatch(/everything in it/);
+  const annotated = (holding: string) => ({
+    inputs: { metadata: { annotations: { [HOLDS_ANNOTATION]: holding } } },
+  });
+  const secret = urn(
+    "pulp:secrets:PulpSecrets$kubernetes:core/v1:Secret",
+    "pulp-secrets-db-fields-encryption",
+  );
+  expect(dataHeld(secret, annotated("db-fields-key"))).toMatch(/encrypts database fields/);
+  // The same name without the annotation holds nothing the summary knows of.
+  expect(dataHeld(secret, { inputs: {} })).toBeUndefined();
+  // Any name, any kind: the annotation decides.
+  expect(dataHeld(urn("kubernetes:core/v1:ConfigMap", "x"), annotated("database"))).toMatch(/PostgreSQL/);
+  expect(dataHeld(urn("kubernetes:core/v1:PersistentVolumeClaim", "x"), { inputs: {} })).toBeUndefined();
+  // An unknown value is not a holding.
+  expect(dataHeld(urn("kubernetes:core/v1:Secret", "x"), annotated("everything"))).toBeUndefined();
+  // GeneratedSecrets are no Kubernetes objects: their kind says what they hold.
   expect(
-    dataHeld(
-      urn("pulp:secrets:PulpSecrets$kubernetes:core/v1:Secret", "pulp-secrets-db-fields-encryption"),
-      false,
-    ),
+    dataHeld(urn("pulumi-nodejs:dynamic/pulp:GeneratedSecret", "k"), { inputs: { kind: "fernet-key" } }),
   ).toMatch(/encrypts database fields/);
-  expect(
-    dataHeld(urn("pulp:settings:Settings$kubernetes:core/v1:Secret", "pulp-settings"), false),
-  ).toBeUndefined();
-  expect(dataHeld(urn("kubernetes:apps/v1:Deployment", "pulp-api"), false)).toBeUndefined();
-  expect(dataHeld(urn("kubernetes:core/v1:ConfigMap", "x"), true)).toMatch(/protect/);
+  expect(dataHeld(urn("kubernetes:core/v1:ConfigMap", "x"), { protect: true })).toMatch(/protect/);
 });
 
 test("each fixture was captured with its case's config as cases.ts states it now (re-run npm run plan:fixtures after a change)", () => {
@@ -399,4 +415,57 @@ test("the README's example reports are what the summary prints for their fixture
       inReadme: true,
     });
   }
+});
+
+// Wrong answers the summary gave while it read English instead of the contract (components/contract.ts).
+describe("read through the contract, not from English", () => {
+  const preview = (
+    steps: PreviewJson["steps"],
+    diagnostics: PreviewJson["diagnostics"] = [],
+  ): PreviewJson => ({
+    steps,
+    diagnostics,
+    changeSummary: {},
+  });
+
+  test("a config error that mentions pulpcoreVersion is no upgrade refusal (it matched /pulpcore/)", () => {
+    const error = "Invalid Pulp stack config (1 problem): pulp:pulpcoreVersion 3.85 is not x.y.z";
+    expect(upgradeOf(preview([]), [error])).toBeUndefined();
+    const refusal = `UpgradeRefused: ${UPGRADE_REFUSED_MARKER} pulpcore 3.84.0 is deployed and the config asks for 3.70.0`;
+    expect(upgradeOf(preview([]), [refusal])).toEqual({
+      kind: "refused",
+      text: "pulpcore 3.84.0 is deployed and the config asks for 3.70.0",
+    });
+  });
+
+  test("the plan's kind comes from its marker, whatever the summary's words say", () => {
+    const d = (kind: UpgradeKind, words: string) => ({
+      message: upgradePlanMessage(kind, words),
+      severity: "info",
+    });
+    // "while idle" in a rolling plan's words made it "offline"; "stays" made it "none".
+    expect(upgradeOf(preview([], [d("rolling", "upgrade while idle stays; no upgrade")]), [])?.kind).toBe(
+      "rolling",
+    );
+    expect(upgradeOf(preview([], [d("offline", "anything")]), [])?.kind).toBe("offline");
+  });
+
+  test("a refusal that mentions downtime is rendered as the program's refusal, not as a missing feature", () => {
+    const refusal = `${UPGRADE_REFUSED_MARKER} upgrading crosses 2 RequireVersion floors, each NEEDS DOWNTIME`;
+    const md = render(analyze(preview([], [{ message: `error: ${refusal}`, severity: "error" }])));
+    expect(md).toContain("**Refused by the program.**");
+    expect(md).not.toContain("does not do it in one update");
+  });
+
+  test("the migration is the MigrationJob's Job, not any Job whose name contains -migrate-", () => {
+    const job = (parent: string, name: string) => ({
+      op: "create",
+      urn: `urn:pulumi:s::pulp::pulp:index:Pulp$${parent}kubernetes:batch/v1:Job::${name}`,
+      newState: { type: "kubernetes:batch/v1:Job", inputs: { metadata: { name } } },
+    });
+    expect(migrationOf(preview([job("", "backup-migrate-1")]))).toBeUndefined();
+    expect(migrationOf(preview([job("pulp:migration:MigrationJob$", "pulp-schema-0a1b")]))?.job).toBe(
+      "pulp-schema-0a1b",
+    );
+  });
 });

@@ -1,5 +1,6 @@
 // Unit. One case per known failure (tools/stack/failures.ts): the snapshot that shows it is recognised,
 // with its cause and fix; a healthy Stack shows none. A table entry without a case fails here.
+import { upgradePlanMessage, UPGRADE_REFUSED_MARKER } from "../../../../components/contract";
 import { diagnose, KNOWN_FAILURES } from "../../../../tools/stack/failures";
 import { render } from "../../../../tools/stack/render";
 import { parseArgs } from "../../../../tools/stack/main";
@@ -473,4 +474,15 @@ test("an OOMKill before the last success is history, one after it is not", () =>
     lastState: { terminated: { reason: "OOMKilled", exitCode: 137, finishedAt: "2026-11-22T02:45:00Z" } },
   });
   expect(diagnose(looping).map((d) => d.failure.id)).toEqual(["workspace-oom"]);
+});
+
+// Wrong answer fixed: the stop-the-world plan is a warning of an update that succeeds, yet its words
+// ("NEEDS DOWNTIME") made the CLI report the program as refusing. Only the refusal marker counts now.
+test("pulp-config: the stop-the-world plan's warning is no refusal; the refusal marker is", () => {
+  const warned = healthy();
+  failed(warned, upgradePlanMessage("stop-the-world", "upgrade 3.84.0 -> 3.85.0 NEEDS DOWNTIME: ..."));
+  expect(diagnose(warned).map((d) => d.failure.id)).not.toContain("pulp-config");
+  const refused = healthy();
+  failed(refused, `UpgradeRefused: ${UPGRADE_REFUSED_MARKER} pulpcore 3.84.0 is deployed ...`);
+  expect(diagnose(refused).map((d) => d.failure.id)).toContain("pulp-config");
 });

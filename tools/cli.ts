@@ -1,0 +1,12 @@
+// What every shipped command-line tool shares.
+
+/** Runs a tool's main and exits with its code; an error is one line on stderr and exit code 1. */
+export function runMain(main: () => Promise<number>): void {
+  main().then(
+    (code) => process.exit(code),
+    (err: Error) => {
+      console.error(err.message);
+      process.exit(1);
+    },
+  );
+}
