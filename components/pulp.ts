@@ -24,6 +24,7 @@ import {
   PulpRuntime,
   pulpVolumes,
 } from "./workload/pulpProcess";
+import { podScheduling } from "./workload/podSecurity";
 import { Workload } from "./workload/workload";
 import { KubeTarget } from "./upgrade/kubeApi";
 import { UpgradePlan } from "./upgrade/plan";
@@ -88,7 +89,13 @@ export class Pulp extends pulumi.ComponentResource {
     );
     const database = new Database(
       `${name}-database`,
-      { namespace, identity, database: config.database, externalPassword: supplied.databasePassword },
+      {
+        namespace,
+        identity,
+        database: config.database,
+        externalPassword: supplied.databasePassword,
+        scheduling: config.scheduling,
+      },
       child,
     );
 
@@ -103,6 +110,7 @@ export class Pulp extends pulumi.ComponentResource {
       child,
     );
 
+    const scheduling = podScheduling(config.scheduling as Parameters<typeof podScheduling>[0]);
     const redis = config.redis.enabled
       ? new Redis(
           `${name}-redis`,
@@ -112,6 +120,7 @@ export class Pulp extends pulumi.ComponentResource {
             image: config.redis.image,
             resources: config.redis.resources,
             podSpecOverrides: config.redis.podSpecOverrides as PodSpecOverrides,
+            scheduling,
             replicas: config.idle ? 0 : 1,
           },
           child,
@@ -189,6 +198,7 @@ export class Pulp extends pulumi.ComponentResource {
         backoffLimit: config.migration.backoffLimit,
         podAnnotations: config.migration.podAnnotations,
         podSpecOverrides: config.migration.podSpecOverrides as PodSpecOverrides,
+        scheduling,
         after: [
           this.settings.secret,
           ...secrets.resources,
@@ -238,6 +248,7 @@ export class Pulp extends pulumi.ComponentResource {
           disruptionBudget: component.podDisruptionBudget,
           topologySpread: component.topologySpread,
           podSpecOverrides: component.podSpecOverrides as PodSpecOverrides,
+          scheduling,
           podAnnotations: component.podAnnotations,
           progressDeadlineSeconds: component.progressDeadlineSeconds,
           podSpec: {
@@ -273,6 +284,7 @@ export class Pulp extends pulumi.ComponentResource {
             contentPathPrefix: config.contentPathPrefix,
           },
           after: [this.migration.job],
+          scheduling,
         },
         child,
       );

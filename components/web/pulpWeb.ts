@@ -4,6 +4,7 @@ import { PulpConfig } from "../config/parse";
 import { contentHash } from "../shared/hash";
 import { fixedName, Identity, labels } from "../shared/labels";
 import { PodSpecOverrides } from "../shared/merge";
+import { PodScheduling } from "../workload/podSecurity";
 import { Workload } from "../workload/workload";
 import { renderNginxConf, NginxInput, WEB_PORT } from "./nginx";
 
@@ -13,6 +14,7 @@ export interface PulpWebArgs {
   web: PulpConfig["web"];
   upstreams: Omit<NginxInput, "clientMaxBodySize">;
   after?: pulumi.Resource[];
+  scheduling?: PodScheduling;
 }
 
 /** The pulp-web nginx in front of api and content, with its config in a content-named ConfigMap. */
@@ -50,6 +52,7 @@ export class PulpWeb extends pulumi.ComponentResource {
         disruptionBudget: args.web.podDisruptionBudget,
         topologySpread: args.web.topologySpread,
         podSpecOverrides: args.web.podSpecOverrides as PodSpecOverrides,
+        scheduling: args.scheduling,
         after: args.after,
         podSpec: {
           terminationGracePeriodSeconds: 30,

@@ -2,7 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { Component, fixedName, Identity, labels, runningLabels, selectorLabels } from "../shared/labels";
 import { deepMerge, PodSpecOverrides } from "../shared/merge";
-import { restricted } from "./podSecurity";
+import { PodScheduling, restricted } from "./podSecurity";
 
 /** Pod-template annotation holding a hash of exactly the config the pods consume: a change rolls them. */
 export const CONFIG_HASH_ANNOTATION = "pulp.pulpproject.org/config-hash";
@@ -22,6 +22,8 @@ export interface WorkloadArgs {
   topologySpread: boolean;
   /** Merged over the generated spec, lists by name (shared/merge.ts); sidecars get the secure defaults too. */
   podSpecOverrides?: PodSpecOverrides;
+  /** nodeSelector, tolerations and affinity of the pods (before podSpecOverrides). */
+  scheduling?: PodScheduling;
   /** Pod template annotations; the config-hash annotation is always added. */
   podAnnotations?: Record<string, string>;
   /** @default 600 */
@@ -68,6 +70,7 @@ export class Workload extends pulumi.ComponentResource {
       deepMerge(
         {
           ...args.podSpec,
+          ...args.scheduling,
           topologySpreadConstraints: args.topologySpread
             ? [spread("topology.kubernetes.io/zone"), spread("kubernetes.io/hostname")]
             : undefined,
