@@ -25,6 +25,7 @@ import {
   PulpRuntime,
   pulpVolumes,
 } from "./workload/pulpProcess";
+import { podScheduling } from "./workload/podSecurity";
 import { Workload } from "./workload/workload";
 import { Deployed } from "./upgrade/deployed";
 import { KubeTarget } from "./upgrade/kubeApi";
@@ -112,7 +113,13 @@ export class Pulp extends pulumi.ComponentResource {
     );
     const database = new Database(
       `${name}-database`,
-      { namespace, identity, database: config.database, externalPassword: supplied.databasePassword },
+      {
+        namespace,
+        identity,
+        database: config.database,
+        externalPassword: supplied.databasePassword,
+        scheduling: config.scheduling,
+      },
       child,
     );
 
@@ -127,6 +134,7 @@ export class Pulp extends pulumi.ComponentResource {
       child,
     );
 
+    const scheduling = podScheduling(config.scheduling as Parameters<typeof podScheduling>[0]);
     const redis = config.redis.enabled
       ? new Redis(
           `${name}-redis`,
@@ -136,6 +144,7 @@ export class Pulp extends pulumi.ComponentResource {
             image: config.redis.image,
             resources: config.redis.resources,
             podSpecOverrides: config.redis.podSpecOverrides as PodSpecOverrides,
+            scheduling,
             replicas: config.idle ? 0 : 1,
           },
           child,
@@ -213,6 +222,7 @@ export class Pulp extends pulumi.ComponentResource {
         backoffLimit: config.migration.backoffLimit,
         podAnnotations: config.migration.podAnnotations,
         podSpecOverrides: config.migration.podSpecOverrides as PodSpecOverrides,
+        scheduling,
         after: [
           this.settings.secret,
           ...secrets.resources,
@@ -262,6 +272,7 @@ export class Pulp extends pulumi.ComponentResource {
           disruptionBudget: component.podDisruptionBudget,
           topologySpread: component.topologySpread,
           podSpecOverrides: component.podSpecOverrides as PodSpecOverrides,
+          scheduling,
           podAnnotations: component.podAnnotations,
           progressDeadlineSeconds: component.progressDeadlineSeconds,
           podSpec: {
@@ -303,6 +314,7 @@ export class Pulp extends pulumi.ComponentResource {
             this.migration.job,
             ...(["api", "content"] as const).flatMap((p) => this.workloads[p]?.service ?? []),
           ],
+          scheduling,
         },
         child,
       );

@@ -50,6 +50,21 @@ export function labelValueProblem(value: string): string | undefined {
   return "a label value: at most 63 characters of letters, digits, '-', '_' and '.', starting and ending alphanumeric";
 }
 
+const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+
+/**
+ * A label or annotation key, by the API server's rule (IsQualifiedName): an optional DNS-1123 subdomain
+ * prefix of at most 253 characters and '/', then a name of at most 63 characters.
+ */
+export function labelKeyProblem(value: string): string | undefined {
+  const slash = value.lastIndexOf("/");
+  const prefix = slash === -1 ? undefined : value.slice(0, slash);
+  const name = slash === -1 ? value : value.slice(slash + 1);
+  const prefixOk = prefix === undefined || dnsSubdomainProblem(prefix) === undefined;
+  if (prefixOk && name.length <= 63 && QUALIFIED_NAME.test(name)) return undefined;
+  return "a label key: an optional DNS subdomain prefix and '/', then at most 63 characters of letters, digits, '-', '_' and '.', starting and ending alphanumeric (e.g. \"kubernetes.io/os\")";
+}
+
 /** Tags that name a moving target: pods of one Deployment can run different code (pulp-operator #1228). */
 export const FLOATING_TAGS = ["latest", "stable", "nightly", "main"] as const;
 

@@ -21,16 +21,18 @@ export function loadConfig(): LoadedConfig {
   const prefix = `${CONFIG_NAMESPACE}:`;
   const raw: Record<string, unknown> = {};
   const supplied = new Set<SecretName>();
+  const secretValues: Partial<Record<SecretName, string>> = {};
   for (const [fullKey, text] of Object.entries(all)) {
     if (!fullKey.startsWith(prefix)) continue;
     const key = fullKey.slice(prefix.length);
     if ((SECRET_NAMES as readonly string[]).includes(key)) {
       supplied.add(key as SecretName);
+      secretValues[key as SecretName] = text;
       continue;
     }
     raw[key] = decode(text);
   }
-  const config = parseConfig(raw, supplied);
+  const config = parseConfig(raw, supplied, secretValues);
   const stackConfig = new pulumi.Config(CONFIG_NAMESPACE);
   const secrets: SuppliedSecrets = {};
   for (const name of supplied) secrets[name] = stackConfig.requireSecret(name);

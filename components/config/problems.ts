@@ -30,21 +30,40 @@ export function formatProblems(problems: ConfigProblem[]): string {
   return `Invalid Pulp stack config (${count}); nothing was created or changed:\n${lines.join("\n")}`;
 }
 
+/** The `given` of a problem with a secret value: the value itself never reaches a message. */
+export const SECRET_GIVEN = Symbol("secret value, not shown");
+
 function describe(value: unknown): string {
+  if (value === SECRET_GIVEN) return "(a secret value, not shown)";
   if (value === undefined) return "(not set)";
   const text = JSON.stringify(value);
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
 
-/** The command that sets a key, in the form a person can paste. */
-export function setCommand(key: string, value = "<value>"): string {
-  return key.includes(".")
-    ? `pulumi config set --path '${key}' ${value}`
-    : `pulumi config set ${key} ${value}`;
+/** Whether a key needs `--path` (it names something inside a top-level key). */
+const isPath = (key: string) => /[.[]/.test(key.slice(key.indexOf(":") + 1));
+
+/** A shell word: as is when safe, else single-quoted. */
+export function shellQuote(value: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The command that sets a key, pasteable as printed. With `--path` the CLI stores "true", "false" and
+ * integers as booleans and numbers, so a string that looks like one gets `--type string`.
+ */
+export function setCommand(key: string, value: string | number | boolean = "<value>"): string {
+  // The bare default is the delivery program's placeholder (its fixes are not part of this change).
+  const word = value === "<value>" ? value : shellQuote(String(value));
+  const text = String(value);
+  const asString = typeof value === "string" && isPath(key) && /^(true|false|-?\d+)$/.test(text);
+  return isPath(key)
+    ? `pulumi config set --path '${key}'${asString ? " --type string" : ""} ${word}`
+    : `pulumi config set ${key} ${word}`;
 }
 
 export function removeCommand(key: string): string {
-  return key.includes(".") ? `pulumi config rm --path '${key}'` : `pulumi config rm ${key}`;
+  return isPath(key) ? `pulumi config rm --path '${key}'` : `pulumi config rm ${key}`;
 }
 
 /** The closest known name, for "did you mean" hints on typos. */
@@ -77,11 +96,17 @@ function editDistance(a: string, b: string): number {
   return previous[b.length];
 }
 
+/**
+ * The key as `pulumi config set --path` takes it: `pulp:api.replicas`, `pulp:dataVolumes[0].name`, and keys
+ * with dots or slashes quoted, `pulp:migration.podAnnotations["sidecar.istio.io/inject"]`.
+ */
 export function keyOf(path: readonly PropertyKey[]): string {
   let key = CONFIG_NAMESPACE + ":";
   path.forEach((part, i) => {
     if (typeof part === "number") key += `[${part}]`;
-    else key += (i === 0 ? "" : ".") + String(part);
+    else if (i === 0 || /^[A-Za-z_][A-Za-z0-9_-]*$/.test(String(part)))
+      key += (i === 0 ? "" : ".") + String(part);
+    else key += `[${JSON.stringify(String(part))}]`;
   });
   return key;
 }

@@ -1,6 +1,7 @@
 // Rules that involve more than one key. Each names every key involved and the way out.
 import { compareVersions, FLOATING_TAGS, parseImage, parseQuantity, parseVersion } from "./formats";
-import { ConfigProblem, keyOf, removeCommand, setCommand, valueAt } from "./problems";
+import { ConfigProblem, keyOf, removeCommand, SECRET_GIVEN, setCommand, valueAt } from "./problems";
+import { fernetKeyProblem, nonEmptySecretProblem } from "./validators";
 import { ParsedConfig } from "./schema";
 
 /** Secret config keys, read with `getSecret` so their values stay encrypted in state and logs. */
@@ -12,6 +13,43 @@ export const SECRET_NAMES = [
   "s3SecretAccessKey",
 ] as const;
 export type SecretName = (typeof SECRET_NAMES)[number];
+
+/** What each secret must be for Pulp to start with it. */
+const SECRET_RULES: Record<SecretName, (value: string) => string | undefined> = {
+  adminPassword: nonEmptySecretProblem,
+  secretKey: nonEmptySecretProblem,
+  dbFieldsEncryptionKey: fernetKeyProblem,
+  databasePassword: nonEmptySecretProblem,
+  s3SecretAccessKey: nonEmptySecretProblem,
+};
+
+/**
+ * The supplied secret values, each checked for the format Pulp needs. The problems never contain the value:
+ * `given` is a marker, and the fix removes the key (the program then generates one) or asks for a new value
+ * at a prompt.
+ */
+export function checkSecrets(values: Partial<Record<SecretName, string>>): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  for (const name of SECRET_NAMES) {
+    const value = values[name];
+    if (value === undefined) continue;
+    const reason = SECRET_RULES[name](value);
+    if (!reason) continue;
+    const generated = ["adminPassword", "secretKey", "dbFieldsEncryptionKey"].includes(name);
+    problems.push({
+      key: keyOf([name]),
+      given: SECRET_GIVEN,
+      message:
+        `must be ${reason}` +
+        (name === "dbFieldsEncryptionKey"
+          ? "; on an install that already encrypted data, set the key it was created with"
+          : ""),
+      // Removing a generated secret lets the program generate one; the others prompt for the value.
+      fix: generated ? `pulumi config rm pulp:${name}` : `pulumi config set --secret pulp:${name}`,
+    });
+  }
+  return problems;
+}
 
 /** Settings the program owns; setting them through extraSettings would fight the program. */
 const MANAGED_SETTINGS = [
@@ -63,7 +101,7 @@ export function checkRules(
     add(
       ["database", "external"],
       "an external database needs its password in the secret key pulp:databasePassword",
-      "pulumi config set --secret pulp:databasePassword <password>",
+      "pulumi config set --secret pulp:databasePassword",
     );
   }
 
@@ -82,7 +120,7 @@ export function checkRules(
     add(
       ["storage", "s3"],
       "object storage needs the secret key pulp:s3SecretAccessKey",
-      "pulumi config set --secret pulp:s3SecretAccessKey <key>",
+      "pulumi config set --secret pulp:s3SecretAccessKey",
     );
   }
   if (pvc && !s3 && pvc.accessMode === "ReadWriteOnce") {
@@ -92,7 +130,7 @@ export function checkRules(
       `ReadWriteOnce attaches the volume to one node, but api, content and worker pods (${pods} now, more during a ` +
         'rolling update) all mount /var/lib/pulp: pods on another node fail with "Multi-Attach error" and every ' +
         "upgrade stalls. Use a storage class that serves ReadWriteMany (NFS, CephFS, EFS, Azure Files...) or object storage",
-      `${setCommand("pulp:storage.pvc.accessMode", "ReadWriteMany")}  (with a RWX storage class: ${setCommand("pulp:storage.pvc.storageClass", "<rwx-class>")})  or configure pulp:storage.s3`,
+      `${setCommand("pulp:storage.pvc.accessMode", "ReadWriteMany")}  (with a storage class that serves ReadWriteMany, set as pulp:storage.pvc.storageClass), or configure pulp:storage.s3`,
     );
   }
 
@@ -172,7 +210,7 @@ export function checkRules(
       add(
         ["extraSettings", name],
         `${name} is set by the program from its own keys; setting it here would fight them`,
-        `${removeCommand(`pulp:extraSettings.${name}`)} and use the dedicated key (see README, Config reference)`,
+        removeCommand(keyOf(["extraSettings", name])),
       );
     }
   }
@@ -235,7 +273,7 @@ function dataVolumeProblems(config: ParsedConfig, raw: Record<string, unknown>):
         key: keyOf(["dataVolumes", i, "name"]),
         given: dv.name,
         message: "is used by an earlier data volume; each DataVolume names its own PVC",
-        fix: setCommand(`pulp:dataVolumes[${i}].name`, `${dv.name}-2`),
+        fix: setCommand(keyOf(["dataVolumes", i, "name"]), `${dv.name}-${i + 1}`),
       });
     }
     seen.add(dv.name);

@@ -2,7 +2,9 @@
 // required keys describes a complete install. Cross-field rules (RWO storage, Redis, the database) are
 // in `rules.ts`, where they can name every key involved.
 import { z } from "zod";
+import { instanceNameProblem, positiveQuantityProblem } from "./validators";
 import {
+  labelKeyProblem,
   dnsLabelProblem,
   dnsSubdomainProblem,
   imageProblem,
@@ -21,7 +23,11 @@ function formatted(problem: (value: string) => string | undefined) {
   });
 }
 
-const quantity = formatted(quantityProblem);
+// `pulumi config set --path` stores "2" as a number: a quantity may come as one.
+const asText = (v: unknown) => (typeof v === "number" ? String(v) : v);
+const quantity = z.preprocess(asText, formatted(quantityProblem));
+/** A size: a quantity above zero (the API server refuses a zero-sized volume or import). */
+const size = z.preprocess(asText, formatted(positiveQuantityProblem));
 const wholeNumber = (min: number, max: number) =>
   z
     .number({ error: `must be a whole number from ${min} to ${max}` })
@@ -53,6 +59,72 @@ export const podSpecOverridesSchema = z
     volumes: z.array(z.looseObject({ name: dnsLabel })).optional(),
   })
   .default({});
+
+/** Label (and annotation) keys and values, by the API server's rules. */
+const labelKey = formatted(labelKeyProblem);
+const labelValue = formatted(labelValueProblem);
+
+const toleration = z
+  .strictObject({
+    key: labelKey.optional(),
+    operator: z.enum(["Exists", "Equal"]).optional(),
+    value: labelValue.optional(),
+    effect: z.enum(["NoSchedule", "PreferNoSchedule", "NoExecute"]).optional(),
+    tolerationSeconds: z.number().int().optional(),
+  })
+  .superRefine((t, ctx) => {
+    // The API server's ValidateTolerations rules.
+    if (t.operator === "Exists" && t.value)
+      ctx.addIssue({ code: "custom", path: ["value"], message: 'must be empty when operator is "Exists"' });
+    if (!t.key && t.operator !== "Exists")
+      ctx.addIssue({
+        code: "custom",
+        path: ["operator"],
+        message: 'must be "Exists" when key is empty (a toleration of every taint)',
+      });
+    if (t.tolerationSeconds !== undefined && t.effect !== "NoExecute")
+      ctx.addIssue({
+        code: "custom",
+        path: ["tolerationSeconds"],
+        message: 'is only allowed with effect "NoExecute"',
+      });
+  });
+
+const nodeSelectorTerm = z.looseObject({
+  matchExpressions: z
+    .array(
+      z.looseObject({
+        key: labelKey,
+        operator: z.enum(["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]),
+        values: z.array(z.string()).optional(),
+      }),
+    )
+    .optional(),
+});
+
+/**
+ * Where every pod the program creates may run: api, content, worker, web, Redis, the migration Job, and
+ * the CloudNativePG Cluster (its `spec.affinity`: nodeSelector, tolerations, and nodeAffinity). A
+ * component's podSpecOverrides can change it for that component. Default: no constraint.
+ */
+export const schedulingSchema = z
+  .strictObject({
+    nodeSelector: z.record(labelKey, labelValue).default({}),
+    tolerations: z.array(toleration).default([]),
+    affinity: z
+      .looseObject({
+        nodeAffinity: z
+          .looseObject({
+            requiredDuringSchedulingIgnoredDuringExecution: z
+              .looseObject({ nodeSelectorTerms: z.array(nodeSelectorTerm).min(1) })
+              .optional(),
+          })
+          .optional(),
+      })
+      .optional(),
+  })
+  .prefault({});
+export type SchedulingConfig = z.output<typeof schedulingSchema>;
 
 const resourceList = z.strictObject({ cpu: quantity.optional(), memory: quantity.optional() });
 
@@ -116,7 +188,7 @@ function componentSchema(defaults: {
       /** Merged over the generated pod spec: the escape hatch for what this schema does not model. */
       podSpecOverrides: podSpecOverridesSchema,
       /** On the pod template (scraping, sidecar injection); changing them rolls the pods. */
-      podAnnotations: z.record(z.string(), z.string()).default({}),
+      podAnnotations: z.record(labelKey, z.string()).default({}),
       /**
        * A rollout that makes no progress this long fails `pulumi up` (the old ReplicaSet keeps serving).
        * Long enough for the slowest start-up: startup probe failureThreshold x periodSeconds.
@@ -186,7 +258,7 @@ const externalDatabase = z.strictObject({
 
 const cloudNativePg = z.strictObject({
   instances: wholeNumber(1, 9).default(3),
-  storageSize: quantity.default("10Gi"),
+  storageSize: size.default("10Gi"),
   storageClass: formatted(dnsSubdomainProblem).optional(),
   /** Leave unset for the operator's default PostgreSQL image; Pulp needs PostgreSQL >= 14. */
   imageName: formatted(imageProblem).optional(),
@@ -202,7 +274,7 @@ const databaseSchema = z.strictObject({
 });
 
 const pvcStorage = z.strictObject({
-  size: quantity.default("50Gi"),
+  size: size.default("50Gi"),
   storageClass: formatted(dnsSubdomainProblem).optional(),
   accessMode: z.enum(["ReadWriteMany", "ReadWriteOnce"]).default("ReadWriteMany"),
 });
@@ -225,7 +297,7 @@ const ingressSchema = z
     host: formatted(dnsSubdomainProblem).optional(),
     className: formatted(dnsSubdomainProblem).optional(),
     tlsSecretName: formatted(dnsSubdomainProblem).optional(),
-    annotations: z.record(z.string(), z.string()).default({}),
+    annotations: z.record(labelKey, z.string()).default({}),
   })
   .prefault({});
 
@@ -236,20 +308,22 @@ const dataVolume = z.strictObject({
     .refine((v) => /^https?:\/\//.test(v), {
       error: "must be an http(s) URL: CDI unpacks archives only from http and upload sources",
     }),
-  size: quantity,
+  size,
   storageClass: formatted(dnsSubdomainProblem).optional(),
   /** The storage class binds on first consumer: ask CDI to bind at once so the import can start. */
   waitForFirstConsumer: z.boolean().default(false),
 });
 
-const quotaSchema = z.strictObject({ requestsStorage: quantity.optional() });
+const quotaSchema = z.strictObject({ requestsStorage: size.optional() });
 
 const checksum = z.enum(["md5", "sha1", "sha224", "sha256", "sha384", "sha512"]);
 
 export const configSchema = z.strictObject({
   namespace: formatted(dnsLabelProblem).default("pulp"),
   createNamespace: z.boolean().default(true),
-  instanceName: formatted((v) => dnsLabelProblem(v, 30) ?? labelValueProblem(v)).default("pulp"),
+  instanceName: formatted(
+    (v) => dnsLabelProblem(v, 30) ?? labelValueProblem(v) ?? instanceNameProblem(v),
+  ).default("pulp"),
   image: formatted(imageProblem).default("quay.io/pulp/pulp-minimal:3.85.0"),
   /** Derived from the image tag when it is a version; required for a digest-only image. */
   pulpcoreVersion: z.preprocess(
@@ -288,6 +362,7 @@ export const configSchema = z.strictObject({
   storage: storageSchema,
   ingress: ingressSchema,
   dataVolumes: z.array(dataVolume).default([]),
+  scheduling: schedulingSchema,
   namespaceQuota: quotaSchema.default({}),
   migration: z
     .strictObject({
@@ -297,7 +372,7 @@ export const configSchema = z.strictObject({
       }),
       backoffLimit: wholeNumber(0, 10).default(2),
       /** e.g. `sidecar.istio.io/inject: "false"`: a Job whose pod keeps a sidecar running never completes. */
-      podAnnotations: z.record(z.string(), z.string()).default({}),
+      podAnnotations: z.record(labelKey, z.string()).default({}),
       podSpecOverrides: podSpecOverridesSchema,
     })
     .prefault({}),

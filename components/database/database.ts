@@ -10,6 +10,8 @@ export interface DatabaseArgs {
   namespace: pulumi.Input<string>;
   identity: Identity;
   database: PulpConfig["database"];
+  /** Where the database pods may run (the `scheduling` config). */
+  scheduling?: PulpConfig["scheduling"];
   /** The external database's password, from the stack config. */
   externalPassword?: pulumi.Output<string>;
 }
@@ -65,7 +67,7 @@ export class Database extends pulumi.ComponentResource {
             labels: labels(args.identity, "database"),
             annotations: { "pulumi.com/waitFor": "condition=Ready", ...holds("database") },
           },
-          spec: cloudNativePgSpec(cloudnativepg),
+          spec: cloudNativePgSpec(cloudnativepg, args.scheduling),
         },
         // The cluster holds every byte of Pulp's metadata: never replaced or deleted by a config change.
         {
@@ -96,8 +98,19 @@ export class Database extends pulumi.ComponentResource {
 
 export function cloudNativePgSpec(
   cnpg: NonNullable<PulpConfig["database"]["cloudnativepg"]>,
+  scheduling?: PulpConfig["scheduling"],
 ): Record<string, unknown> {
+  // CloudNativePG's own affinity block: nodeSelector, tolerations and nodeAffinity (pod affinity terms
+  // written for Pulp's pods would not mean anything for the database's).
+  const affinity = {
+    ...(scheduling && Object.keys(scheduling.nodeSelector).length > 0
+      ? { nodeSelector: scheduling.nodeSelector }
+      : {}),
+    ...(scheduling && scheduling.tolerations.length > 0 ? { tolerations: scheduling.tolerations } : {}),
+    ...(scheduling?.affinity?.nodeAffinity ? { nodeAffinity: scheduling.affinity.nodeAffinity } : {}),
+  };
   return {
+    ...(Object.keys(affinity).length > 0 ? { affinity } : {}),
     instances: cnpg.instances,
     ...(cnpg.imageName ? { imageName: cnpg.imageName } : {}),
     // Updates move the primary by switchover to an updated replica instead of restarting it in place.

@@ -5,7 +5,7 @@ import { SecretKeyRef } from "../secrets/pulpSecrets";
 import { contentHash } from "../shared/hash";
 import { fixedName, Identity, runningLabels } from "../shared/labels";
 import { deepMerge, PodSpecOverrides } from "../shared/merge";
-import { restricted } from "../workload/podSecurity";
+import { PodScheduling, restricted } from "../workload/podSecurity";
 import {
   initDirsContainer,
   pulpEnv,
@@ -26,9 +26,13 @@ export interface MigrationJobArgs {
   podAnnotations: Record<string, string>;
   /** Merged over the generated pod spec, lists by name (shared/merge.ts). Part of the Job's name. */
   podSpecOverrides?: PodSpecOverrides;
+  /** nodeSelector, tolerations and affinity of the Job's pod (before podSpecOverrides). */
+  scheduling?: PodScheduling;
   /** Settings, secrets, database and storage: the Job itself must wait for them, not only this component. */
   after: pulumi.Resource[];
 }
+
+const isEmpty = (o?: object) => o === undefined || Object.keys(o).length === 0;
 
 /**
  * What the Job runs: wait for the database, migrate, bring artifact checksums in line with
@@ -72,6 +76,8 @@ export class MigrationJob extends pulumi.ComponentResource {
           resources: args.resources,
           podAnnotations: args.podAnnotations,
           podSpecOverrides: args.podSpecOverrides ?? {},
+          // Only when set, so an install without it keeps its Job name (and does not migrate again).
+          ...(isEmpty(args.scheduling) ? {} : { scheduling: args.scheduling }),
           secrets: [
             rt.secretKey,
             rt.dbFieldsKey,
@@ -96,6 +102,7 @@ export class MigrationJob extends pulumi.ComponentResource {
             spec: restricted(
               deepMerge<k8s.types.input.core.v1.PodSpec>(
                 {
+                  ...args.scheduling,
                   restartPolicy: "Never",
                   enableServiceLinks: false, // see Workload: dynaconf would read service-link env as settings
                   initContainers: [initDirsContainer(rt)],

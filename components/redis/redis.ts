@@ -3,6 +3,7 @@ import { ResourcesConfig } from "../config/schema";
 import { contentHash } from "../shared/hash";
 import { Identity } from "../shared/labels";
 import { PodSpecOverrides } from "../shared/merge";
+import { PodScheduling } from "../workload/podSecurity";
 import { Workload } from "../workload/workload";
 
 export const REDIS_PORT = 6379;
@@ -18,6 +19,7 @@ export interface RedisArgs {
   replicas: number;
   /** Merged over the generated pod spec, lists by name (shared/merge.ts). */
   podSpecOverrides?: PodSpecOverrides;
+  scheduling?: PodScheduling;
 }
 
 /** A single Redis for the content cache and the redis worker type. It holds no data worth keeping. */
@@ -56,6 +58,7 @@ export class Redis extends pulumi.ComponentResource {
         disruptionBudget: { maxUnavailable: 1 },
         topologySpread: false,
         podSpecOverrides: args.podSpecOverrides,
+        scheduling: args.scheduling,
         podSpec: {
           containers: [
             {

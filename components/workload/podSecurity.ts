@@ -3,6 +3,21 @@ import * as k8s from "@pulumi/kubernetes";
 type PodSpec = k8s.types.input.core.v1.PodSpec;
 type Container = k8s.types.input.core.v1.Container;
 
+/** Where pods may run (the `scheduling` config), as pod spec fields; empty fields are left out. */
+export type PodScheduling = Pick<PodSpec, "nodeSelector" | "tolerations" | "affinity">;
+
+export function podScheduling(s: {
+  nodeSelector: Record<string, string>;
+  tolerations: k8s.types.input.core.v1.Toleration[];
+  affinity?: k8s.types.input.core.v1.Affinity;
+}): PodScheduling {
+  return {
+    ...(Object.keys(s.nodeSelector).length > 0 ? { nodeSelector: s.nodeSelector } : {}),
+    ...(s.tolerations.length > 0 ? { tolerations: s.tolerations } : {}),
+    ...(s.affinity ? { affinity: s.affinity } : {}),
+  };
+}
+
 /** Pulp's images run as uid/gid 700; the pulp-minimal image ends with `USER root`, so the pod must say so. */
 export const PULP_UID = 700;
 

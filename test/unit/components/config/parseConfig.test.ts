@@ -222,7 +222,8 @@ test("the error reads as a config mistake, without a stack trace", () => {
     "Invalid Pulp stack config (1 problem); nothing was created or changed",
   );
   expect((error as Error).message).toContain("given: -1");
-  expect((error as Error).message).toContain("pulumi config set --path 'pulp:api.replicas'");
+  // The default applies once the bad value is gone: a command that works as printed.
+  expect((error as Error).message).toContain("fix:   pulumi config rm --path 'pulp:api.replicas'");
 });
 
 test("a minimal config gets every default", () => {

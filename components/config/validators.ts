@@ -1,0 +1,82 @@
+// Small named validators for values that end up in Kubernetes objects or in Pulp's key files, each a pure
+// function returning a reason a person can act on (or undefined), tested as plain functions. None of them
+// ever puts the value it checks into its reason: some of them check secrets.
+import * as crypto from "crypto";
+import { dnsLabelProblem, parseQuantity } from "./formats";
+
+/** Services need DNS-1035 labels (a letter first), which is stricter than the DNS-1123 labels of most names. */
+export function dns1035LabelProblem(value: string, maxLength = 63): string | undefined {
+  if (value.length <= maxLength && /^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(value)) return undefined;
+  return `a DNS-1035 label: lower-case letters, digits and '-', starting with a letter and ending alphanumeric, at most ${maxLength} characters`;
+}
+
+/** The Services the program names `<instance>-<suffix>` (components/pulp.ts, redis, web, CloudNativePG's `-db-rw`). */
+export const SERVICE_SUFFIXES = ["api", "content", "web", "redis", "db-rw", "db-ro", "db-r"] as const;
+/** The longest other derived name: `<instance>-db-fields-encryption` (a Secret, DNS-1123 subdomain). */
+const LONGEST_SUFFIX = "db-fields-encryption";
+
+/** The instance name, judged by every name derived from it (Service names are the strictest). */
+export function instanceNameProblem(instance: string): string | undefined {
+  for (const suffix of SERVICE_SUFFIXES) {
+    const name = `${instance}-${suffix}`;
+    if (dns1035LabelProblem(name)) {
+      return `usable in the derived Service name "${name}", which must be ${dns1035LabelProblem(name)}`;
+    }
+  }
+  return dnsLabelProblem(`${instance}-${LONGEST_SUFFIX}`)
+    ? `short enough for "${instance}-${LONGEST_SUFFIX}" to stay a DNS-1123 label of at most 63 characters`
+    : undefined;
+}
+
+/** A quantity that must be more than zero (a volume size, a quota). */
+export function positiveQuantityProblem(value: string): string | undefined {
+  const parsed = parseQuantity(value);
+  if (parsed !== undefined && parsed > 0) return undefined;
+  return 'a Kubernetes quantity above zero, such as "10Gi" or "500Mi"';
+}
+
+/** Non-empty, and no line break (a value pasted with its newline breaks env vars and settings). */
+export function nonEmptySecretProblem(value: string): string | undefined {
+  if (value.length === 0) return "not empty";
+  if (/[\r\n]/.test(value)) return "a single line (the value contains a line break)";
+  return undefined;
+}
+
+/**
+ * DB_ENCRYPTION_KEY: Fernet keys, one per line (the first encrypts, all decrypt; `#` lines are comments),
+ * each the URL-safe base64 of 32 bytes (44 characters).
+ */
+export function fernetKeyProblem(value: string): string | undefined {
+  const keys = value
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#"));
+  const valid = (k: string) =>
+    /^[A-Za-z0-9_-]{43}=$/.test(k) &&
+    Buffer.from(k.replace(/-/g, "+").replace(/_/g, "/"), "base64").length === 32;
+  if (keys.length > 0 && keys.every(valid)) return undefined;
+  return "a Fernet key: the URL-safe base64 of 32 random bytes, 44 characters ending in '=' (one key per line)";
+}
+
+/** The container token-signing pair: PEM EC P-256 private and public keys that belong together. */
+export function tokenKeyPairProblem(privatePem: string, publicPem: string): string | undefined {
+  let priv: crypto.KeyObject;
+  let pub: crypto.KeyObject;
+  try {
+    priv = crypto.createPrivateKey(privatePem);
+    pub = crypto.createPublicKey(publicPem);
+  } catch {
+    return "PEM keys: a private key (BEGIN PRIVATE KEY or BEGIN EC PRIVATE KEY) and a public key (BEGIN PUBLIC KEY)";
+  }
+  if (
+    priv.asymmetricKeyDetails?.namedCurve !== "prime256v1" ||
+    pub.asymmetricKeyDetails?.namedCurve !== "prime256v1"
+  ) {
+    return "EC keys on the P-256 curve (prime256v1): Pulp signs container tokens with ES256";
+  }
+  const derived = crypto.createPublicKey(priv).export({ type: "spki", format: "der" });
+  if (!derived.equals(pub.export({ type: "spki", format: "der" }))) {
+    return "a matching pair: the public key is not the one of this private key";
+  }
+  return undefined;
+}
