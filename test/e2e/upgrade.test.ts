@@ -16,7 +16,7 @@ import {
   revisions,
   writeStackConfig,
 } from "../../testbed/harness";
-import { rolloutOrder, startSampler } from "../../testbed/bench/sampler";
+import { rolloutOrder, startSampler, stopSamplers } from "../../testbed/bench/sampler";
 import { HEARTBEAT_TTL_SECONDS } from "../../components/upgrade/plan";
 
 jest.setTimeout(20 * 60 * 1000);
@@ -49,6 +49,7 @@ beforeAll(
 );
 
 afterAll(() => {
+  stopSamplers();
   fs.writeFileSync(path.join(ARTIFACTS, "timings.json"), JSON.stringify(timings, null, 2));
   process.stdout.write(`e2e upgrade timings (s): ${JSON.stringify(timings)}\n`);
   pulumi(STACK, ["destroy", "--yes", "--skip-preview", "--exclude-protected"]);
@@ -94,7 +95,7 @@ test("an upgrade across a floor: the preview says downtime; the zero-ready windo
   };
   expect(diagnostics.filter((d) => d.severity === "warning").map((d) => d.message)).toEqual([
     expect.stringMatching(
-      /^(warning: )?Upgrade plan: upgrade 3\.84\.0 -> 3\.85\.0 NEEDS DOWNTIME: migrations core 0140 refuse to run .* about 120 s plus/,
+      /^(warning: )?Upgrade plan \[stop-the-world\]: upgrade 3\.84\.0 -> 3\.85\.0 NEEDS DOWNTIME: migrations core 0140 refuse to run .* about 120 s plus/,
     ),
   ]);
   expect(steps.filter((s) => s.urn.includes("StopTheWorld")).map((s) => s.op)).toEqual(["create", "create"]);
