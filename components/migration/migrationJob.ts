@@ -5,7 +5,7 @@ import { SecretKeyRef } from "../secrets/pulpSecrets";
 import { contentHash } from "../shared/hash";
 import { fixedName, Identity, runningLabels } from "../shared/labels";
 import { deepMerge, PodSpecOverrides } from "../shared/merge";
-import { PodScheduling, restricted } from "../workload/podSecurity";
+import { PodDefaults, restricted } from "../workload/podSecurity";
 import {
   initDirsContainer,
   pulpEnv,
@@ -27,7 +27,7 @@ export interface MigrationJobArgs {
   /** Merged over the generated pod spec, lists by name (shared/merge.ts). Part of the Job's name. */
   podSpecOverrides?: PodSpecOverrides;
   /** nodeSelector, tolerations and affinity of the Job's pod (before podSpecOverrides). */
-  scheduling?: PodScheduling;
+  podDefaults?: PodDefaults;
   /** Settings, secrets, database and storage: the Job itself must wait for them, not only this component. */
   after: pulumi.Resource[];
 }
@@ -77,7 +77,7 @@ export class MigrationJob extends pulumi.ComponentResource {
           podAnnotations: args.podAnnotations,
           podSpecOverrides: args.podSpecOverrides ?? {},
           // Only when set, so an install without it keeps its Job name (and does not migrate again).
-          ...(isEmpty(args.scheduling) ? {} : { scheduling: args.scheduling }),
+          ...(isEmpty(args.podDefaults) ? {} : { podDefaults: args.podDefaults }),
           secrets: [
             rt.secretKey,
             rt.dbFieldsKey,
@@ -102,7 +102,7 @@ export class MigrationJob extends pulumi.ComponentResource {
             spec: restricted(
               deepMerge<k8s.types.input.core.v1.PodSpec>(
                 {
-                  ...args.scheduling,
+                  ...args.podDefaults,
                   restartPolicy: "Never",
                   enableServiceLinks: false, // see Workload: dynaconf would read service-link env as settings
                   initContainers: [initDirsContainer(rt)],
