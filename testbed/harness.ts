@@ -51,6 +51,7 @@ export function pulumi(
   args: string[],
   timeoutMs = 15 * 60 * 1000,
   programDir?: string,
+  input?: string,
 ): PulumiRun {
   const started = Date.now();
   const dirArgs = programDir ? ["--program-dir", programDir] : [];
@@ -71,13 +72,14 @@ export function pulumi(
       timeout: timeoutMs,
       maxBuffer: 64 * 1024 * 1024,
       env: { ...process.env, FORCE_COLOR: "0" },
+      input,
     },
   );
   return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr, seconds: (Date.now() - started) / 1000 };
 }
 
-export function mustPulumi(stack: string, args: string[], programDir?: string): PulumiRun {
-  const run = pulumi(stack, args, undefined, programDir);
+export function mustPulumi(stack: string, args: string[], programDir?: string, input?: string): PulumiRun {
+  const run = pulumi(stack, args, undefined, programDir, input);
   if (run.code !== 0) {
     throw new Error(
       `pulumi ${args.join(" ")} exited ${run.code}\n${run.stdout.slice(-4000)}\n${run.stderr.slice(-4000)}`,

@@ -220,20 +220,29 @@ test("a no-op `up` rolls nothing; a settings change reaches every Pulp pod and P
   for (const artifact of artifacts) expect(artifact.sha1).toMatch(/^[0-9a-f]{40}$/);
 });
 
-/** Container restarts per Pulp pod (api, content, worker), by pod name. */
-function pulpRestarts(): Record<string, number> {
-  return Object.fromEntries(
-    items("pods", NS)
-      .filter((p) => /^pulp-(api|content|worker)-/.test(p.metadata.name) && p.status.phase === "Running")
-      .map((p) => [
-        p.metadata.name,
-        p.status.containerStatuses.reduce((n: number, c: { restartCount: number }) => n + c.restartCount, 0),
-      ]),
-  );
+/** Restarts per Pulp process kind (api, content, worker) since the pods started, and how each ended. */
+function pulpRestarts(): { count: Record<string, number>; endings: string[] } {
+  const count: Record<string, number> = { api: 0, content: 0, worker: 0 };
+  const endings: string[] = [];
+  for (const pod of items("pods", NS)) {
+    const kind = /^pulp-(api|content|worker)-/.exec(pod.metadata.name)?.[1];
+    if (!kind) continue;
+    for (const c of pod.status.containerStatuses ?? []) {
+      count[kind] += c.restartCount;
+      const ended = c.lastState?.terminated;
+      if (ended) endings.push(`${kind}: exit ${ended.exitCode} (${ended.reason})`);
+    }
+  }
+  return { count, endings };
 }
 
-test("a database outage restarts no api or content pod (liveness never asks the database); Pulp recovers by itself", async () => {
+// pulpcore's processes exit when they cannot write their heartbeat (the api: app/entrypoint.py, "Exit
+// process if heartbeat fails"), so an outage longer than a heartbeat interval restarts them whatever the
+// probes say. Measured here: every Pulp container restarted once in a 130 s outage. What the program owns:
+// nothing is left crash-looping or needs a hand, and Pulp serves again soon after the database is back.
+test("a database outage: Pulp's processes restart by themselves and Pulp serves again once the database is back", async () => {
   const before = pulpRestarts();
+  const outage = Date.now();
   kubectl(["-n", DATABASE_NAMESPACE, "scale", "deployment/postgres", "--replicas=0"]);
   try {
     kubectl([
@@ -248,14 +257,6 @@ test("a database outage restarts no api or content pod (liveness never asks the 
     ]);
     // Longer than a database-bound liveness probe would take to restart a pod: 20 s period x 5 failures.
     await new Promise((r) => setTimeout(r, 130_000));
-    const during = pulpRestarts();
-    timings.workerRestartsDuringOutage = Object.entries(during)
-      .filter(([pod]) => pod.startsWith("pulp-worker-"))
-      .reduce((n, [pod, count]) => n + count - (before[pod] ?? 0), 0);
-    for (const [pod, count] of Object.entries(during)) {
-      if (!pod.startsWith("pulp-worker-"))
-        expect({ pod, restarts: count }).toEqual({ pod, restarts: before[pod] });
-    }
   } finally {
     kubectl(["-n", DATABASE_NAMESPACE, "scale", "deployment/postgres", "--replicas=1"]);
     kubectl(["-n", DATABASE_NAMESPACE, "rollout", "status", "deployment/postgres", "--timeout=180s"]);
@@ -271,9 +272,33 @@ test("a database outage restarts no api or content pod (liveness never asks the 
     }
     await new Promise((r) => setTimeout(r, 5000));
   }
-  timings.recoveryAfterDatabase = (Date.now() - back) / 1000;
+  timings.recoveryAfterDatabaseSeconds = (Date.now() - back) / 1000;
   expect(status?.database_connection.connected).toBe(true);
   expect(status?.online_workers.length).toBeGreaterThan(0);
+
+  const after = pulpRestarts();
+  for (const kind of ["api", "content", "worker"]) {
+    timings[`${kind}RestartsDuringOutage`] = after.count[kind] - before.count[kind];
+  }
+  process.stdout.write(`database outage: container endings ${JSON.stringify(after.endings)}\n`);
+  timings.livenessKillsDuringOutage = items("events", NS).filter(
+    (e) =>
+      new Date(e.lastTimestamp ?? e.eventTime).getTime() >= outage - 1000 &&
+      e.reason === "Killing" &&
+      /liveness probe/i.test(e.message ?? ""),
+  ).length;
+  // Nothing was killed for memory, and every Pulp pod is ready again: no crash loop is left behind.
+  for (const ending of after.endings) expect(ending).not.toMatch(/OOMKilled/);
+  const notReady = () =>
+    items("pods", NS)
+      .filter((p) => /^pulp-(api|content|worker)-/.test(p.metadata.name))
+      .filter(
+        (p) => p.status.conditions?.find((c: { type: string }) => c.type === "Ready")?.status !== "True",
+      )
+      .map((p) => p.metadata.name);
+  const deadline = Date.now() + 180_000;
+  while (notReady().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5000));
+  expect(notReady()).toEqual([]);
 });
 
 /** The address pods reach the host at: the real node's own (its bridge). */
@@ -298,21 +323,21 @@ test("a trusted CA: a sync from an HTTPS server with a private CA fails until pu
       /CERTIFICATE_VERIFY_FAILED|certificate verify failed/,
     );
 
-    // `--`: the PEM text starts with "-" and would be read as a flag.
-    mustPulumi(STACK, [
-      "config",
-      "set",
-      "--path",
-      "pulp:trustedCa.certificates",
-      "--",
+    // As the README says: a multi-line value comes in on standard input.
+    mustPulumi(
+      STACK,
+      ["config", "set", "--path", "pulp:trustedCa.certificates"],
+      undefined,
       fs.readFileSync(tls.ca, "utf8"),
-    ]);
+    );
     const run = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
     timings.trustedCaUp = run.seconds;
     await reconnect();
     pulpCli(pulp, ["file", "repository", "sync", "--name", "private"]);
     const content = pulpCli(pulp, ["file", "content", "list", "--relative-path", "private.bin"]);
     expect(content.map((c: { sha256: string }) => c.sha256)).toEqual([sha256(data)]);
+    // The server's log arrives through this process's event loop, which pulp-cli's spawnSync held up.
+    await new Promise((r) => setTimeout(r, 500));
     expect(server.log()).toMatch(/GET \/private.bin 200/);
   } finally {
     server.stop();

@@ -4,11 +4,27 @@ import { Pulp } from "../../../components/pulp";
 import { FIRST_INSTALL } from "../../../components/upgrade/deployed";
 import { MockRun, Registered, runWithMocks } from "./pulumiMocks";
 
-/** Renders a whole install under mocks from raw `pulp:` config (keys without the prefix). */
-export async function render(
+// A render is pure in its config, and about a second each: a test file renders the same config once.
+const rendered = new Map<string, Promise<MockRun>>();
+
+/**
+ * Renders a whole install under mocks from raw `pulp:` config (keys without the prefix). The same config
+ * gives the same (shared, read-only) run within a test file.
+ */
+export function render(
   raw: Record<string, unknown>,
   secrets: Partial<Record<SecretName, string>> = {},
   preview = false,
+): Promise<MockRun> {
+  const key = JSON.stringify([raw, secrets, preview]);
+  if (!rendered.has(key)) rendered.set(key, renderOnce(raw, secrets, preview));
+  return rendered.get(key)!;
+}
+
+async function renderOnce(
+  raw: Record<string, unknown>,
+  secrets: Partial<Record<SecretName, string>>,
+  preview: boolean,
 ): Promise<MockRun> {
   const config: Record<string, unknown> = {};
   for (const [k, v] of Object.entries({ ...raw, ...secrets })) config[`pulp:${k}`] = v;
