@@ -25,7 +25,8 @@ import {
   PulpRuntime,
   pulpVolumes,
 } from "./workload/pulpProcess";
-import { podScheduling } from "./workload/podSecurity";
+import { podDefaults } from "./workload/podSecurity";
+import { TrustedCa, trusting } from "./trust/trustedCa";
 import { Workload } from "./workload/workload";
 import { Deployed } from "./upgrade/deployed";
 import { KubeTarget } from "./upgrade/kubeApi";
@@ -119,6 +120,7 @@ export class Pulp extends pulumi.ComponentResource {
         database: config.database,
         externalPassword: supplied.databasePassword,
         scheduling: config.scheduling,
+        imagePullSecrets: config.imagePullSecrets,
       },
       child,
     );
@@ -134,7 +136,10 @@ export class Pulp extends pulumi.ComponentResource {
       child,
     );
 
-    const scheduling = podScheduling(config.scheduling as Parameters<typeof podScheduling>[0]);
+    const everyPod = podDefaults(
+      config.scheduling as Parameters<typeof podDefaults>[0],
+      config.imagePullSecrets,
+    );
     const redis = config.redis.enabled
       ? new Redis(
           `${name}-redis`,
@@ -144,7 +149,7 @@ export class Pulp extends pulumi.ComponentResource {
             image: config.redis.image,
             resources: config.redis.resources,
             podSpecOverrides: config.redis.podSpecOverrides as PodSpecOverrides,
-            scheduling,
+            podDefaults: everyPod,
             replicas: config.idle ? 0 : 1,
           },
           child,
@@ -222,7 +227,7 @@ export class Pulp extends pulumi.ComponentResource {
         backoffLimit: config.migration.backoffLimit,
         podAnnotations: config.migration.podAnnotations,
         podSpecOverrides: config.migration.podSpecOverrides as PodSpecOverrides,
-        scheduling,
+        podDefaults: everyPod,
         plugins: config.plugins,
         clearStaleAppStatus: needsAppStatusCleanup(config.pulpcoreVersion),
         after: [
@@ -239,14 +244,23 @@ export class Pulp extends pulumi.ComponentResource {
     );
     this.migrationJobName = this.migration.jobName;
 
+    const trust =
+      config.trustedCa.certificates || config.trustedCa.configMap
+        ? new TrustedCa(`${name}-trusted-ca`, { namespace, identity, trustedCa: config.trustedCa }, child)
+        : undefined;
+
     // Rolls the pods when what they read changes: settings.py (named by its hash) and the secret values
     // that come from the stack config. One-way hashes, so they need not stay secret.
     const configHash = pulumi.unsecret(
-      pulumi
-        .all([supplied.databasePassword, supplied.s3SecretAccessKey])
-        .apply(([db, s3]) =>
-          contentHash({ settings: this.settings.hash, db: db && contentHash(db), s3: s3 && contentHash(s3) }),
-        ),
+      pulumi.all([supplied.databasePassword, supplied.s3SecretAccessKey]).apply(([db, s3]) =>
+        contentHash({
+          settings: this.settings.hash,
+          db: db && contentHash(db),
+          s3: s3 && contentHash(s3),
+          // Only when set, so an install without it keeps its hash (and does not roll).
+          ...(trust?.hash ? { trustedCa: trust.hash } : {}),
+        }),
+      ),
     );
 
     const replicas = (process: PulpProcess): number => {
@@ -274,14 +288,19 @@ export class Pulp extends pulumi.ComponentResource {
           disruptionBudget: component.podDisruptionBudget,
           topologySpread: component.topologySpread,
           podSpecOverrides: component.podSpecOverrides as PodSpecOverrides,
-          scheduling,
+          podDefaults: everyPod,
           podAnnotations: component.podAnnotations,
           progressDeadlineSeconds: component.progressDeadlineSeconds,
           podSpec: {
             terminationGracePeriodSeconds: component.terminationGracePeriodSeconds,
-            initContainers: [initDirsContainer(runtime)],
-            containers: [pulpContainer(process, runtime, component.resources, component.probes)],
-            volumes: pulpVolumes(runtime),
+            initContainers: [
+              initDirsContainer(runtime),
+              ...(trust ? [trust.initContainer(runtime.image)] : []),
+            ],
+            containers: [
+              trusting(trust, pulpContainer(process, runtime, component.resources, component.probes)),
+            ],
+            volumes: [...pulpVolumes(runtime), ...(trust?.volumes ?? [])],
           },
           after: [this.migration.job],
         },
@@ -316,7 +335,7 @@ export class Pulp extends pulumi.ComponentResource {
             this.migration.job,
             ...(["api", "content"] as const).flatMap((p) => this.workloads[p]?.service ?? []),
           ],
-          scheduling,
+          podDefaults: everyPod,
         },
         child,
       );

@@ -2,7 +2,7 @@
 // required keys describes a complete install. Cross-field rules (RWO storage, Redis, the database) are
 // in `rules.ts`, where they can name every key involved.
 import { z } from "zod";
-import { instanceNameProblem, positiveQuantityProblem } from "./validators";
+import { caCertificatesProblem, instanceNameProblem, positiveQuantityProblem } from "./validators";
 import {
   labelKeyProblem,
   dnsLabelProblem,
@@ -125,6 +125,23 @@ export const schedulingSchema = z
   })
   .prefault({});
 export type SchedulingConfig = z.output<typeof schedulingSchema>;
+
+/**
+ * Certificate authorities Pulp's api, content and worker processes trust besides the image's own, for
+ * remotes served over HTTPS by a private CA. `certificates`: PEM text the program keeps in a ConfigMap (a
+ * change rolls the pods). `configMap`: an existing ConfigMap in the namespace whose every key is PEM
+ * (read when a pod starts; for bundles another tool injects).
+ */
+const trustedCaSchema = z
+  .strictObject({
+    certificates: formatted(caCertificatesProblem).optional(),
+    configMap: formatted(dnsSubdomainProblem).optional(),
+  })
+  .refine((t) => t.certificates === undefined || t.configMap === undefined, {
+    error:
+      "must set one of certificates (PEM text) and configMap (the name of an existing ConfigMap), not both",
+  })
+  .default({});
 
 const resourceList = z.strictObject({ cpu: quantity.optional(), memory: quantity.optional() });
 
@@ -378,6 +395,12 @@ export const configSchema = z.strictObject({
   ingress: ingressSchema,
   dataVolumes: z.array(dataVolume).default([]),
   scheduling: schedulingSchema,
+  /**
+   * Secrets of type kubernetes.io/dockerconfigjson in the namespace, for every pod the program creates
+   * (api, content, worker, web, Redis, the migration Job) and the CloudNativePG cluster's pods.
+   */
+  imagePullSecrets: z.array(formatted(dnsSubdomainProblem)).default([]),
+  trustedCa: trustedCaSchema,
   namespaceQuota: quotaSchema.default({}),
   migration: z
     .strictObject({

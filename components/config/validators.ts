@@ -80,3 +80,19 @@ export function tokenKeyPairProblem(privatePem: string, publicPem: string): stri
   }
   return undefined;
 }
+
+/** PEM CA certificates, one or more: each BEGIN CERTIFICATE block must parse (node's X.509 reader). */
+export function caCertificatesProblem(pem: string): string | undefined {
+  const blocks: string[] = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  const reason =
+    "PEM certificates: one or more blocks from -----BEGIN CERTIFICATE----- to -----END CERTIFICATE-----";
+  if (blocks.length === 0) return reason;
+  for (const [i, block] of blocks.entries()) {
+    try {
+      new crypto.X509Certificate(block);
+    } catch {
+      return `${reason} (certificate ${i + 1} of ${blocks.length} does not parse)`;
+    }
+  }
+  return undefined;
+}

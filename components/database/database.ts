@@ -12,6 +12,8 @@ export interface DatabaseArgs {
   database: PulpConfig["database"];
   /** Where the database pods may run (the `scheduling` config). */
   scheduling?: PulpConfig["scheduling"];
+  /** Secrets the operator pulls the PostgreSQL image with (the `imagePullSecrets` config). */
+  imagePullSecrets?: string[];
   /** The external database's password, from the stack config. */
   externalPassword?: pulumi.Output<string>;
 }
@@ -67,7 +69,7 @@ export class Database extends pulumi.ComponentResource {
             labels: labels(args.identity, "database"),
             annotations: { "pulumi.com/waitFor": "condition=Ready", ...holds("database") },
           },
-          spec: cloudNativePgSpec(cloudnativepg, args.scheduling),
+          spec: cloudNativePgSpec(cloudnativepg, args.scheduling, args.imagePullSecrets),
         },
         // The cluster holds every byte of Pulp's metadata: never replaced or deleted by a config change.
         {
@@ -99,6 +101,7 @@ export class Database extends pulumi.ComponentResource {
 export function cloudNativePgSpec(
   cnpg: NonNullable<PulpConfig["database"]["cloudnativepg"]>,
   scheduling?: PulpConfig["scheduling"],
+  imagePullSecrets: string[] = [],
 ): Record<string, unknown> {
   // CloudNativePG's own affinity block: nodeSelector, tolerations and nodeAffinity (pod affinity terms
   // written for Pulp's pods would not mean anything for the database's).
@@ -113,6 +116,7 @@ export function cloudNativePgSpec(
     ...(Object.keys(affinity).length > 0 ? { affinity } : {}),
     instances: cnpg.instances,
     ...(cnpg.imageName ? { imageName: cnpg.imageName } : {}),
+    ...(imagePullSecrets.length > 0 ? { imagePullSecrets: imagePullSecrets.map((name) => ({ name })) } : {}),
     // Updates move the primary by switchover to an updated replica instead of restarting it in place.
     primaryUpdateStrategy: "unsupervised",
     primaryUpdateMethod: "switchover",

@@ -5,7 +5,7 @@ import { SecretKeyRef } from "../secrets/pulpSecrets";
 import { contentHash } from "../shared/hash";
 import { fixedName, Identity, runningLabels } from "../shared/labels";
 import { deepMerge, PodSpecOverrides } from "../shared/merge";
-import { PodScheduling, restricted } from "../workload/podSecurity";
+import { PodDefaults, restricted } from "../workload/podSecurity";
 import {
   initDirsContainer,
   pulpEnv,
@@ -27,7 +27,7 @@ export interface MigrationJobArgs {
   /** Merged over the generated pod spec, lists by name (shared/merge.ts). Part of the Job's name. */
   podSpecOverrides?: PodSpecOverrides;
   /** nodeSelector, tolerations and affinity of the Job's pod (before podSpecOverrides). */
-  scheduling?: PodScheduling;
+  podDefaults?: PodDefaults;
   /**
    * Plugin versions the image carries (pulp:plugins): part of the Job's name, so a new plugin set under
    * the same image tag migrates again.
@@ -106,8 +106,8 @@ export class MigrationJob extends pulumi.ComponentResource {
           resources: args.resources,
           podAnnotations: args.podAnnotations,
           podSpecOverrides: args.podSpecOverrides ?? {},
-          // Only when set, so an install without them keeps its Job name (and does not migrate again).
-          ...(isEmpty(args.scheduling) ? {} : { scheduling: args.scheduling }),
+          // Only when set, so an install without it keeps its Job name (and does not migrate again).
+          ...(isEmpty(args.podDefaults) ? {} : { podDefaults: args.podDefaults }),
           ...(isEmpty(args.plugins) ? {} : { plugins: args.plugins }),
           ...(args.clearStaleAppStatus ? { clearStaleAppStatus: true } : {}),
           secrets: [
@@ -134,7 +134,7 @@ export class MigrationJob extends pulumi.ComponentResource {
             spec: restricted(
               deepMerge<k8s.types.input.core.v1.PodSpec>(
                 {
-                  ...args.scheduling,
+                  ...args.podDefaults,
                   restartPolicy: "Never",
                   enableServiceLinks: false, // see Workload: dynaconf would read service-link env as settings
                   initContainers: [initDirsContainer(rt)],

@@ -3,7 +3,7 @@ import { ResourcesConfig } from "../config/schema";
 import { contentHash } from "../shared/hash";
 import { Identity } from "../shared/labels";
 import { PodSpecOverrides } from "../shared/merge";
-import { PodScheduling } from "../workload/podSecurity";
+import { PodDefaults } from "../workload/podSecurity";
 import { Workload } from "../workload/workload";
 
 export const REDIS_PORT = 6379;
@@ -19,7 +19,7 @@ export interface RedisArgs {
   replicas: number;
   /** Merged over the generated pod spec, lists by name (shared/merge.ts). */
   podSpecOverrides?: PodSpecOverrides;
-  scheduling?: PodScheduling;
+  podDefaults?: PodDefaults;
 }
 
 /** A single Redis for the content cache and the redis worker type. It holds no data worth keeping. */
@@ -58,7 +58,7 @@ export class Redis extends pulumi.ComponentResource {
         disruptionBudget: { maxUnavailable: 1 },
         topologySpread: false,
         podSpecOverrides: args.podSpecOverrides,
-        scheduling: args.scheduling,
+        podDefaults: args.podDefaults,
         podSpec: {
           containers: [
             {

@@ -4,7 +4,7 @@ import { PulpConfig } from "../config/parse";
 import { contentHash } from "../shared/hash";
 import { fixedName, Identity, labels } from "../shared/labels";
 import { PodSpecOverrides } from "../shared/merge";
-import { PodScheduling } from "../workload/podSecurity";
+import { PodDefaults } from "../workload/podSecurity";
 import { Workload } from "../workload/workload";
 import { renderNginxConf, NginxInput, WEB_PORT } from "./nginx";
 
@@ -14,7 +14,7 @@ export interface PulpWebArgs {
   web: PulpConfig["web"];
   upstreams: Omit<NginxInput, "clientMaxBodySize" | "listenIPv6">;
   after?: pulumi.Resource[];
-  scheduling?: PodScheduling;
+  podDefaults?: PodDefaults;
 }
 
 export const NGINX_GRACEFUL_STOP = "sleep 10; nginx -s quit; while [ -e /tmp/nginx.pid ]; do sleep 1; done";
@@ -58,7 +58,7 @@ export class PulpWeb extends pulumi.ComponentResource {
         disruptionBudget: args.web.podDisruptionBudget,
         topologySpread: args.web.topologySpread,
         podSpecOverrides: args.web.podSpecOverrides as PodSpecOverrides,
-        scheduling: args.scheduling,
+        podDefaults: args.podDefaults,
         after: args.after,
         podSpec: {
           terminationGracePeriodSeconds: 30,

@@ -3,18 +3,25 @@ import * as k8s from "@pulumi/kubernetes";
 type PodSpec = k8s.types.input.core.v1.PodSpec;
 type Container = k8s.types.input.core.v1.Container;
 
-/** Where pods may run (the `scheduling` config), as pod spec fields; empty fields are left out. */
-export type PodScheduling = Pick<PodSpec, "nodeSelector" | "tolerations" | "affinity">;
+/**
+ * The pod spec fields every pod the program creates shares: where it may run (the `scheduling` config)
+ * and the Secrets its images are pulled with (`imagePullSecrets`). Empty fields are left out.
+ */
+export type PodDefaults = Pick<PodSpec, "nodeSelector" | "tolerations" | "affinity" | "imagePullSecrets">;
 
-export function podScheduling(s: {
-  nodeSelector: Record<string, string>;
-  tolerations: k8s.types.input.core.v1.Toleration[];
-  affinity?: k8s.types.input.core.v1.Affinity;
-}): PodScheduling {
+export function podDefaults(
+  s: {
+    nodeSelector: Record<string, string>;
+    tolerations: k8s.types.input.core.v1.Toleration[];
+    affinity?: k8s.types.input.core.v1.Affinity;
+  },
+  imagePullSecrets: string[],
+): PodDefaults {
   return {
     ...(Object.keys(s.nodeSelector).length > 0 ? { nodeSelector: s.nodeSelector } : {}),
     ...(s.tolerations.length > 0 ? { tolerations: s.tolerations } : {}),
     ...(s.affinity ? { affinity: s.affinity } : {}),
+    ...(imagePullSecrets.length > 0 ? { imagePullSecrets: imagePullSecrets.map((name) => ({ name })) } : {}),
   };
 }
 

@@ -2,7 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { Component, fixedName, Identity, labels, runningLabels, selectorLabels } from "../shared/labels";
 import { deepMerge, PodSpecOverrides } from "../shared/merge";
-import { PodScheduling, restricted } from "./podSecurity";
+import { PodDefaults, restricted } from "./podSecurity";
 
 /** Pod-template annotation holding a hash of exactly the config the pods consume: a change rolls them. */
 import { CONFIG_HASH_ANNOTATION } from "../contract";
@@ -24,7 +24,7 @@ export interface WorkloadArgs {
   /** Merged over the generated spec, lists by name (shared/merge.ts); sidecars get the secure defaults too. */
   podSpecOverrides?: PodSpecOverrides;
   /** nodeSelector, tolerations and affinity of the pods (before podSpecOverrides). */
-  scheduling?: PodScheduling;
+  podDefaults?: PodDefaults;
   /** Pod template annotations; the config-hash annotation is always added. */
   podAnnotations?: Record<string, string>;
   /** @default 600 */
@@ -74,7 +74,7 @@ export class Workload extends pulumi.ComponentResource {
           // Service links would put PULP_REDIS_PORT=tcp://... in the env of an instance named "pulp", and
           // dynaconf reads every PULP_* variable as a setting (found on real Pulp: Redis unreachable).
           enableServiceLinks: false,
-          ...args.scheduling,
+          ...args.podDefaults,
           topologySpreadConstraints: args.topologySpread
             ? [spread("topology.kubernetes.io/zone"), spread("kubernetes.io/hostname")]
             : undefined,

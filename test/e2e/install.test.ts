@@ -16,7 +16,7 @@ import {
   pulumi,
   writeStackConfig,
 } from "../../testbed/harness";
-import { startSampler } from "../../testbed/bench/sampler";
+import { startSampler, stopSamplers } from "../../testbed/bench/sampler";
 
 // Each test runs the real CLI against the cluster; an update can take minutes on a busy machine.
 jest.setTimeout(20 * 60 * 1000);
@@ -39,6 +39,7 @@ beforeAll(
 );
 
 afterAll(() => {
+  stopSamplers();
   fs.writeFileSync(path.join(ARTIFACTS, "timings.json"), JSON.stringify(timings, null, 2));
   process.stdout.write(`e2e timings (s): ${JSON.stringify(timings)}\n`);
   dropStack(STACK, NS);

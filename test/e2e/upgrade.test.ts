@@ -16,7 +16,7 @@ import {
   revisions,
   writeStackConfig,
 } from "../../testbed/harness";
-import { rolloutOrder, startSampler } from "../../testbed/bench/sampler";
+import { rolloutOrder, startSampler, stopSamplers } from "../../testbed/bench/sampler";
 import { HEARTBEAT_TTL_SECONDS } from "../../components/upgrade/plan";
 
 jest.setTimeout(20 * 60 * 1000);
@@ -49,6 +49,7 @@ beforeAll(
 );
 
 afterAll(() => {
+  stopSamplers();
   fs.writeFileSync(path.join(ARTIFACTS, "timings.json"), JSON.stringify(timings, null, 2));
   process.stdout.write(`e2e upgrade timings (s): ${JSON.stringify(timings)}\n`);
   pulumi(STACK, ["destroy", "--yes", "--skip-preview", "--exclude-protected"]);

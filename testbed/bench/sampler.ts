@@ -17,6 +17,14 @@ export interface Samples {
 }
 
 /** Starts sampling the Services' ready endpoints every `intervalMs` in a child process. */
+const running = new Set<ChildProcess>();
+
+/** Stops every sampler still running: a test that failed before its own stop must not leave one behind. */
+export function stopSamplers(): void {
+  for (const child of running) child.kill("SIGTERM");
+  running.clear();
+}
+
 export function startSampler(namespace: string, services: string[], out: string, intervalMs = 100) {
   const child: ChildProcess = spawn(
     path.join(REPO, "node_modules/.bin/ts-node"),
@@ -31,6 +39,8 @@ export function startSampler(namespace: string, services: string[], out: string,
     ],
     { stdio: "ignore" },
   );
+  running.add(child);
+  child.on("exit", () => running.delete(child));
   return {
     /** Stops it and summarises what it saw. */
     stop: async (): Promise<Samples> => {

@@ -26,12 +26,14 @@ PORTS_FILE=$C/ports
 BIN=$(bash "$REPO/testbed/toolchain.sh" --print)
 
 SERVICE_CIDR=10.96.0.0/16
+# shellcheck disable=SC2034 # used by lib/pki.sh
 SERVICE_IP=10.96.0.1 # first address of SERVICE_CIDR: the `kubernetes` Service
 # Fake pod IPs handed out by kwok; nothing is routed. Not loopback: Endpoints validation rejects it.
 POD_CIDR=10.244.0.1/16
 # shared/ sits beside the checkout (CI clones it there too).
 CRD_DIR=$(bash "$HERE/crds.sh" dir) || exit 1
 NODES=3
+# shellcheck disable=SC2034 # used by lib/objects.sh
 ZONES=(zone-a zone-b)
 PROCS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok standin-controllers)
 BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok kwok-stages)
@@ -49,270 +51,15 @@ log() { printf '[cluster %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { echo "cluster: $*" >&2; exit 1; }
 k() { "$BIN/kubectl" --kubeconfig "$KUBECONFIG_FILE" --cache-dir "$C/kubectl-cache" "$@"; }
 
-# --- processes -------------------------------------------------------------------------------------
-
-pid_of() { [[ -f "$PIDS/$1.pid" ]] && cat "$PIDS/$1.pid"; }
-
-# Zombies count as gone: the init process here reaps orphans only every few seconds.
-pid_running() { [[ $(awk '/^State:/ { print $2 }' "/proc/$1/status" 2>/dev/null) =~ ^[^ZX]$ ]]; }
-
-# The pid must still be ours: its command line names this state dir (guards against pid reuse).
-alive() {
-  local pid
-  pid=$(pid_of "$1") || return 1
-  [[ -n "$pid" ]] && pid_running "$pid" && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF "$C/"
-}
-
-# setsid: a Ctrl-C on `up` or the end of the calling job must not take the cluster down with it.
-start() {
-  local name=$1; shift
-  # 9>&-: the state-dir lock must not outlive this script.
-  setsid "$@" >"$LOGS/$name.log" 2>&1 </dev/null 9>&- &
-  echo $! >"$PIDS/$name.pid"
-}
-
-# Processes left behind without a pid file (crashed `up`, deleted state): anything running one of
-# our binaries with this state dir on its command line.
-orphans() {
-  local d pid exe
-  for d in /proc/[0-9]*; do
-    pid=${d#/proc/}
-    [[ $pid == "$$" || $pid == "$BASHPID" ]] && continue
-    exe=$(readlink "$d/exe" 2>/dev/null) || continue
-    case ${exe##*/} in etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kwok | kubectl | node) ;; *) continue ;; esac
-    tr '\0' ' ' <"$d/cmdline" 2>/dev/null | grep -qF "$C/" && echo "$pid"
-  done
-  return 0
-}
-
-stop_pids() { # pid... : TERM, then KILL after 10s
-  (($#)) || return 0
-  kill -TERM "$@" 2>/dev/null || true
-  local i p left
-  for ((i = 0; i < 100; i++)); do
-    left=()
-    for p in "$@"; do pid_running "$p" && left+=("$p"); done
-    ((${#left[@]})) || return 0
-    sleep 0.1
-  done
-  log "killing after 10s: ${left[*]}"
-  kill -KILL "${left[@]}" 2>/dev/null || true
-}
-
-stop_all() {
-  local i name pids=()
-  # real node: before the control plane (no-op when it never ran); it undoes its global changes.
-  node_sh down || log "stopping the real node failed; see $C/node/logs"
-  # Reverse start order: clients before the apiserver, the apiserver before etcd.
-  for ((i = ${#PROCS[@]} - 1; i >= 0; i--)); do
-    name=${PROCS[i]}
-    if alive "$name"; then pids=("$(pid_of "$name")"); stop_pids "${pids[@]}"; fi
-    rm -f "$PIDS/$name.pid"
-  done
-  mapfile -t pids < <(orphans)
-  if ((${#pids[@]})); then
-    log "stopping orphaned processes: ${pids[*]}"
-    stop_pids "${pids[@]}"
-  fi
-}
-
-# Names the failed process and shows the end of its log; the EXIT trap of `up` stops the rest.
-fail() { # process, message
-  echo "cluster: $1: $2" >&2
-  if [[ -f "$LOGS/$1.log" ]]; then
-    echo "--- last 30 lines of $LOGS/$1.log ---" >&2
-    tail -n 30 "$LOGS/$1.log" >&2
-    echo "---" >&2
-  fi
-  exit 1
-}
-
-wait_for() { # process, timeout seconds, what, command...
-  local name=$1 timeout=$2 what=$3; shift 3
-  local end=$((SECONDS + timeout))
-  until "$@" >/dev/null 2>&1; do
-    alive "$name" || fail "$name" "exited while waiting for $what"
-    ((SECONDS < end)) || fail "$name" "timed out after ${timeout}s waiting for $what"
-    sleep 0.2
-  done
-}
-
-# --- ports -----------------------------------------------------------------------------------------
-
-PORT_NAMES=(ETCD_PORT ETCD_PEER_PORT APISERVER_PORT KCM_PORT SCHEDULER_PORT KWOK_PORT)
-
-# Below the ephemeral range, so outgoing connections cannot grab a port between pick and bind.
-pick_ports() {
-  python3 - "${#PORT_NAMES[@]}" <<'EOF'
-import random, socket, sys
-lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-hi = lo if lo > 21000 else 32768
-ports = []
-while len(ports) < int(sys.argv[1]):
-    p = random.randrange(20000, hi)
-    if p in ports:
-        continue
-    s = socket.socket()
-    try:
-        s.bind(("127.0.0.1", p))
-        ports.append(p)
-    except OSError:
-        pass
-    finally:
-        s.close()
-print(" ".join(map(str, ports)))
-EOF
-}
-
-port_free() { python3 -c 'import socket,sys; socket.socket().bind(("127.0.0.1", int(sys.argv[1])))' "$1" 2>/dev/null; }
-
-check_port() { # process, port
-  port_free "$2" || fail "$1" "port 127.0.0.1:$2 is already taken by another process; run 'up' again to pick new ports"
-}
-
-# --- certificates ----------------------------------------------------------------------------------
-
-# EC keys: generated instantly, and every component accepts them.
-newkey() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1" 2>/dev/null; }
-
-cert() { # name, subject, extensions (one per line); signed by $CA (default: ca)
-  local ca=${CA:-ca}
-  newkey "$PKI/$1.key"
-  openssl req -new -key "$PKI/$1.key" -subj "$2" -out "$PKI/$1.csr"
-  printf '%s\n' "$3" >"$PKI/$1.ext"
-  openssl x509 -req -in "$PKI/$1.csr" -CA "$PKI/$ca.crt" -CAkey "$PKI/$ca.key" -set_serial "0x$(openssl rand -hex 16)" \
-    -days 3650 -extfile "$PKI/$1.ext" -out "$PKI/$1.crt" 2>/dev/null
-  rm -f "$PKI/$1.csr" "$PKI/$1.ext"
-}
-
-gen_pki() {
-  mkdir -p "$PKI"
-  newkey "$PKI/ca.key"
-  openssl req -x509 -new -key "$PKI/ca.key" -subj "/CN=pulp-local-cluster-ca" -days 3650 \
-    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign,digitalSignature" \
-    -out "$PKI/ca.crt"
-  local server="basicConstraints=critical,CA:FALSE
-keyUsage=critical,digitalSignature
-extendedKeyUsage=serverAuth"
-  local client="basicConstraints=critical,CA:FALSE
-keyUsage=critical,digitalSignature
-extendedKeyUsage=clientAuth"
-  cert apiserver "/CN=kube-apiserver" "$server
-subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,IP:$SERVICE_IP"
-  # clientAuth too: etcd's gRPC gateway dials the server with this certificate.
-  cert etcd-server "/CN=etcd" "$server,clientAuth
-subjectAltName=IP:127.0.0.1,DNS:localhost"
-  cert apiserver-etcd-client "/CN=kube-apiserver-etcd-client" "$client"
-  cert admin "/O=system:masters/CN=kubernetes-admin" "$client"
-  # real node: the API server's identity towards kubelets (logs, exec, port-forward).
-  cert apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" "$client"
-  cert kube-controller-manager "/CN=system:kube-controller-manager" "$client"
-  cert kube-scheduler "/CN=system:kube-scheduler" "$client"
-  # kwok plays the kubelet of every fake node, and the stand-ins play operators with cluster-wide
-  # rights: neither fits a narrower built-in identity.
-  cert kwok "/O=system:masters/CN=kwok" "$client"
-  cert standin-controllers "/O=system:masters/CN=pulp-standin-controllers" "$client"
-  # Front-proxy CA: without it the controller-manager and scheduler complain, every few seconds,
-  # that extension-apiserver-authentication has no requestheader CA.
-  newkey "$PKI/front-proxy-ca.key"
-  openssl req -x509 -new -key "$PKI/front-proxy-ca.key" -subj "/CN=pulp-local-front-proxy-ca" -days 3650 \
-    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign,digitalSignature" \
-    -out "$PKI/front-proxy-ca.crt"
-  CA=front-proxy-ca cert front-proxy-client "/CN=front-proxy-client" "$client"
-  newkey "$PKI/sa.key"
-  openssl pkey -in "$PKI/sa.key" -pubout -out "$PKI/sa.pub"
-  chmod 600 "$PKI"/*.key
-}
-
-b64() { base64 -w0 <"$1"; }
-
-# Data embedded, so the file still works when copied or passed as a string (Pulumi config).
-write_kubeconfig() { # file, cert name
-  cat >"$1" <<EOF
-apiVersion: v1
-kind: Config
-clusters:
-  - name: pulp-local
-    cluster:
-      server: https://127.0.0.1:$APISERVER_PORT
-      certificate-authority-data: $(b64 "$PKI/ca.crt")
-users:
-  - name: $2
-    user:
-      client-certificate-data: $(b64 "$PKI/$2.crt")
-      client-key-data: $(b64 "$PKI/$2.key")
-contexts:
-  - name: pulp-local
-    context:
-      cluster: pulp-local
-      user: $2
-current-context: pulp-local
-EOF
-  chmod 600 "$1"
-}
-
-# --- cluster objects -------------------------------------------------------------------------------
-
-nodes_yaml() {
-  local i name zone
-  for ((i = 0; i < NODES; i++)); do
-    name=kwok-node-$i zone=${ZONES[i % ${#ZONES[@]}]}
-    cat <<EOF
----
-apiVersion: v1
-kind: Node
-metadata:
-  name: $name
-  annotations:
-    kwok.x-k8s.io/node: fake
-    node.alpha.kubernetes.io/ttl: "0"
-  labels:
-    type: kwok
-    kubernetes.io/os: linux
-    kubernetes.io/arch: amd64
-    kubernetes.io/hostname: $name
-    topology.kubernetes.io/zone: $zone
-    pulp-testbed/node-kind: kwok
-spec:
-  # With the real node up, simulated pods stay off it and real pods off these: a pod lands here only
-  # with a toleration (and picks a kind by the pulp-testbed/node-kind label). A kwok-only cluster
-  # (PULP_TESTBED_REAL_NODE=0) has no such need, and its scenarios schedule here as they always did.
-  taints: $(real_node && echo '[{key: kwok.x-k8s.io/node, value: fake, effect: NoSchedule}]' || echo '[]')
-status:
-  capacity: {cpu: "32", memory: 256Gi, pods: "110", ephemeral-storage: 1Ti}
-  allocatable: {cpu: "32", memory: 256Gi, pods: "110", ephemeral-storage: 1Ti}
-EOF
-  done
-}
-
-storageclass_yaml() {
-  cat <<'EOF'
-apiVersion: storage.k8s.io/v1
-kind: StorageClass
-metadata:
-  name: standard
-  annotations:
-    storageclass.kubernetes.io/is-default-class: "true"
-provisioner: kubernetes.io/host-path
-volumeBindingMode: Immediate
-reclaimPolicy: Delete
-EOF
-}
-
-selfcheck_pvc_yaml() {
-  cat <<'EOF'
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata:
-  name: cluster-selfcheck-rwx
-  namespace: default
-spec:
-  accessModes: [ReadWriteMany]
-  resources:
-    requests:
-      storage: 1Mi
-EOF
-}
+# The pieces, one concern per file (each sourced, so they share the settings above).
+# shellcheck source=lib/processes.sh
+source "$HERE/lib/processes.sh"
+# shellcheck source=lib/ports.sh
+source "$HERE/lib/ports.sh"
+# shellcheck source=lib/pki.sh
+source "$HERE/lib/pki.sh"
+# shellcheck source=lib/objects.sh
+source "$HERE/lib/objects.sh"
 
 # --- commands --------------------------------------------------------------------------------------
 
@@ -347,7 +94,10 @@ cmd_up() {
   for b in openssl python3 curl node setsid; do command -v "$b" >/dev/null || die "'$b' is not on PATH"; done
   ! real_node || bash "$REPO/testbed/node/packages.sh" # real node: its Debian packages
   # The repo-manager.pulpproject.org CRDs are the Pulp operator's; this project does not install them.
-  mapfile -t CRDS < <(ls "$CRD_DIR"/*.yaml 2>/dev/null | grep -v '/repo-manager\.pulpproject\.org_' || true)
+  CRDS=()
+  for f in "$CRD_DIR"/*.yaml; do
+    if [[ -e $f && $f != */repo-manager.pulpproject.org_* ]]; then CRDS+=("$f"); fi
+  done
   ((${#CRDS[@]})) || die "no CRDs found in $CRD_DIR"
 
   if [[ -f "$PORTS_FILE" ]]; then

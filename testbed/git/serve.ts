@@ -7,71 +7,15 @@
 // it is the checkout itself, so every commit is visible at once. Give the operator the CA with
 // SSL_CERT_FILE=<ca.crt> (Go's TLS), a git client with GIT_SSL_CAINFO=<ca.crt>.
 // On stdout, once listening: one JSON line {"url", "port", "ca"}; then one line per request on stderr.
-import { execFileSync, spawn } from "child_process";
+import { spawn } from "child_process";
 import * as fs from "fs";
 import * as https from "https";
 import * as path from "path";
 import { LOCAL_SERVE_PATH, LOCAL_SERVE_PORT } from "../../delivery/projectRepo";
+import { ensureTls, Tls } from "../tls/selfSigned";
 
 const REPO = path.resolve(__dirname, "../..");
 const STATE = process.env.PULP_STATE_DIR ?? path.join(REPO, ".state");
-
-export interface Tls {
-  ca: string;
-  cert: string;
-  key: string;
-}
-
-/** A CA and a server certificate for 127.0.0.1 and localhost, signed by it (made once per directory). */
-export function ensureTls(dir: string): Tls {
-  const f = (name: string) => path.join(dir, name);
-  const tls = { ca: f("ca.crt"), cert: f("server.crt"), key: f("server.key") };
-  if (Object.values(tls).every((p) => fs.existsSync(p))) return tls;
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
-  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-  openssl(
-    "req",
-    "-x509",
-    ...ec,
-    "-keyout",
-    "ca.key",
-    "-out",
-    "ca.crt.tmp",
-    "-days",
-    "3650",
-    "-subj",
-    "/CN=pulp-pulumi local git CA",
-    "-addext",
-    "basicConstraints=critical,CA:TRUE",
-    "-addext",
-    "keyUsage=critical,keyCertSign,cRLSign",
-  );
-  openssl("req", ...ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1");
-  fs.writeFileSync(
-    f("server.ext"),
-    "subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n",
-  );
-  openssl(
-    "x509",
-    "-req",
-    "-in",
-    "server.csr",
-    "-CA",
-    "ca.crt.tmp",
-    "-CAkey",
-    "ca.key",
-    "-CAcreateserial",
-    "-out",
-    "server.crt",
-    "-days",
-    "3650",
-    "-extfile",
-    "server.ext",
-  );
-  fs.renameSync(f("ca.crt.tmp"), tls.ca); // last: its presence means the set is complete
-  return tls;
-}
 
 /** Serves `repo` (a checkout or a bare repository) at LOCAL_SERVE_PATH over https. */
 export function serve(repo: string, tls: Tls, port: number): Promise<https.Server> {

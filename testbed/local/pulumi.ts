@@ -83,6 +83,9 @@ export async function main(argv: string[]): Promise<number> {
     );
   }
   const command = args.find((a) => !a.startsWith("-"));
+  // The program runs in this process: give it the environment the CLI would give a program it starts
+  // ($KUBECONFIG above all: the stop-the-world step reaches the cluster the provider does through it).
+  Object.assign(process.env, env);
   const language = command && RUNS_PROGRAM.has(command) ? await startLanguageServer(dir) : undefined;
   const fullArgs = language ? [...args, `--client=${language.address}`, "--exec-kind", "auto.inline"] : args;
   const child = spawn(path.join(bin, "pulumi"), fullArgs, { cwd: dir, env, stdio: "inherit" });

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # the settings below are read by the scripts that source this file
 # Shared by the real-node scripts: where the node's state lives, its fixed network plan, and process
 # helpers. Sourced after NODE_CLUSTER_DIR (the embedded cluster's state dir) and NODE_BIN (toolchain
 # bin dir) are set.

@@ -16,8 +16,15 @@ import {
 } from "../../../testbed/harness";
 import { REPO } from "../../../testbed/local/environment";
 import { get, portForward, Pulp, pulpCli, sha256, skopeoCopy } from "../../../testbed/real/clients";
-import { DATABASE_HOST, dropDatabase, ensureDatabase } from "../../../testbed/real/database";
+import {
+  DATABASE_HOST,
+  DATABASE_NAMESPACE,
+  dropDatabase,
+  ensureDatabase,
+} from "../../../testbed/real/database";
+import { serveFilesOverHttps } from "../../../testbed/real/httpsFiles";
 import { busyboxArchive, importImages, localImages } from "../../../testbed/real/stack";
+import { ensureTls } from "../../../testbed/tls/selfSigned";
 
 jest.setTimeout(30 * 60 * 1000);
 
@@ -211,4 +218,126 @@ test("a no-op `up` rolls nothing; a settings change reaches every Pulp pod and P
   const artifacts = pulpCli(pulp, ["artifact", "list"]);
   expect(artifacts.length).toBeGreaterThan(0);
   for (const artifact of artifacts) expect(artifact.sha1).toMatch(/^[0-9a-f]{40}$/);
+});
+
+/** Container restarts per Pulp pod (api, content, worker), by pod name. */
+function pulpRestarts(): Record<string, number> {
+  return Object.fromEntries(
+    items("pods", NS)
+      .filter((p) => /^pulp-(api|content|worker)-/.test(p.metadata.name) && p.status.phase === "Running")
+      .map((p) => [
+        p.metadata.name,
+        p.status.containerStatuses.reduce((n: number, c: { restartCount: number }) => n + c.restartCount, 0),
+      ]),
+  );
+}
+
+test("a database outage restarts no api or content pod (liveness never asks the database); Pulp recovers by itself", async () => {
+  const before = pulpRestarts();
+  kubectl(["-n", DATABASE_NAMESPACE, "scale", "deployment/postgres", "--replicas=0"]);
+  try {
+    kubectl([
+      "-n",
+      DATABASE_NAMESPACE,
+      "wait",
+      "--for=delete",
+      "pod",
+      "-l",
+      "app=postgres",
+      "--timeout=120s",
+    ]);
+    // Longer than a database-bound liveness probe would take to restart a pod: 20 s period x 5 failures.
+    await new Promise((r) => setTimeout(r, 130_000));
+    const during = pulpRestarts();
+    timings.workerRestartsDuringOutage = Object.entries(during)
+      .filter(([pod]) => pod.startsWith("pulp-worker-"))
+      .reduce((n, [pod, count]) => n + count - (before[pod] ?? 0), 0);
+    for (const [pod, count] of Object.entries(during)) {
+      if (!pod.startsWith("pulp-worker-"))
+        expect({ pod, restarts: count }).toEqual({ pod, restarts: before[pod] });
+    }
+  } finally {
+    kubectl(["-n", DATABASE_NAMESPACE, "scale", "deployment/postgres", "--replicas=1"]);
+    kubectl(["-n", DATABASE_NAMESPACE, "rollout", "status", "deployment/postgres", "--timeout=180s"]);
+  }
+  const back = Date.now();
+  let status: { database_connection: { connected: boolean }; online_workers: unknown[] } | undefined;
+  while (Date.now() - back < 300_000) {
+    try {
+      status = pulpCli(pulp, ["status"]);
+      if (status?.database_connection.connected && status.online_workers.length > 0) break;
+    } catch {
+      // pulp-cli fails while the api has no database: keep asking
+    }
+    await new Promise((r) => setTimeout(r, 5000));
+  }
+  timings.recoveryAfterDatabase = (Date.now() - back) / 1000;
+  expect(status?.database_connection.connected).toBe(true);
+  expect(status?.online_workers.length).toBeGreaterThan(0);
+});
+
+/** The address pods reach the host at: the real node's own (its bridge). */
+function hostAddress(): string {
+  const node = getJson(["node", "real-0"]);
+  return node.status.addresses.find((a: { type: string }) => a.type === "InternalIP").address;
+}
+
+test("a trusted CA: a sync from an HTTPS server with a private CA fails until pulp:trustedCa names it", async () => {
+  const host = hostAddress();
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "https-files-"));
+  const data = Buffer.concat([Buffer.from("behind a private CA\n"), Buffer.alloc(64 * 1024, 3)]);
+  fs.writeFileSync(path.join(root, "private.bin"), data);
+  fs.writeFileSync(path.join(root, "PULP_MANIFEST"), `private.bin,${sha256(data)},${data.length}\n`);
+  const tls = ensureTls(fs.mkdtempSync(path.join(os.tmpdir(), "private-ca-")), `IP:${host}`);
+  const server = await serveFilesOverHttps(root, host, 24843, tls);
+  try {
+    pulpCli(pulp, ["file", "remote", "create", "--name", "private", "--url", `${server.url}PULP_MANIFEST`]);
+    pulpCli(pulp, ["file", "repository", "create", "--name", "private", "--remote", "private"]);
+    // Without the CA, Pulp's own TLS check refuses the server (and the server saw the attempt).
+    expect(() => pulpCli(pulp, ["file", "repository", "sync", "--name", "private"])).toThrow(
+      /CERTIFICATE_VERIFY_FAILED|certificate verify failed/,
+    );
+
+    // `--`: the PEM text starts with "-" and would be read as a flag.
+    mustPulumi(STACK, [
+      "config",
+      "set",
+      "--path",
+      "pulp:trustedCa.certificates",
+      "--",
+      fs.readFileSync(tls.ca, "utf8"),
+    ]);
+    const run = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
+    timings.trustedCaUp = run.seconds;
+    await reconnect();
+    pulpCli(pulp, ["file", "repository", "sync", "--name", "private"]);
+    const content = pulpCli(pulp, ["file", "content", "list", "--relative-path", "private.bin"]);
+    expect(content.map((c: { sha256: string }) => c.sha256)).toEqual([sha256(data)]);
+    expect(server.log()).toMatch(/GET \/private.bin 200/);
+  } finally {
+    server.stop();
+  }
+});
+
+test("container registry with token auth on: skopeo pushes and pulls with a bearer token from /token/", async () => {
+  mustPulumi(STACK, ["config", "set", "pulp:tokenAuth", "true"]);
+  const run = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
+  timings.tokenAuthUp = run.seconds;
+  await reconnect();
+  // The registry now challenges with a Bearer realm at the token server, not Basic.
+  const challenge = await get(`${ORIGIN}/v2/`);
+  expect(challenge.status).toBe(401);
+  expect(String(challenge.headers["www-authenticate"])).toMatch(
+    new RegExp(`^Bearer realm="${ORIGIN}/token/"`),
+  );
+  const image = busyboxArchive();
+  const pushed = skopeoCopy(`oci-archive:${image}`, `docker://127.0.0.1:${PORT}/test/busybox:token`, pulp);
+  expect(pushed.output).not.toMatch(/error|denied/i);
+  expect(pushed.ok).toBe(true);
+  const back = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pulled-")), "oci");
+  const pulled = skopeoCopy(`docker://127.0.0.1:${PORT}/test/busybox:token`, `oci:${back}`, pulp);
+  expect(pulled.ok).toBe(true);
+  // And without credentials the token server gives no pull rights to a private push repository.
+  const anonymous = await get(`${ORIGIN}/v2/test/busybox/manifests/token`);
+  expect(anonymous.status).toBe(401);
 });

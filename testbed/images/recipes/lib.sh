@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the recipes: run a command inside a rootfs (chroot in a private mount namespace, so the
 # /dev and /proc mounts vanish with it), with the host's DNS for apt and pip, and the host's CA bundle
 # for pip (this machine's egress re-signs TLS). Both are build-time only: clean_root removes them, so

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # postgresql: laid out like CloudNativePG's operand images (cloudnative-pg/postgres-containers,
 # "minimal"): Debian's PostgreSQL with no cluster created, the server's bin dir on PATH (first, so
 # initdb/pg_ctl/postgres/pg_controldata/pg_basebackup are the real binaries, not pg_wrapper), user

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # pulp-minimal: pulpcore and the plugins of upstream's pulp-minimal, from the hash lock
 # ($LOCK_FILE = locks/pulpcore-<version>.txt) into Debian's Python 3.11, with the entry scripts in
 # pulp/bin, user pulp 700:700 (HOME /var/lib/pulp), static files collected into

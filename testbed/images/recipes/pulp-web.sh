@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # pulp-web: Debian's nginx, runnable as uid 700 (pid and temp files in /tmp, logs to stdout/stderr),
 # config in /etc/nginx/nginx.conf (the program mounts its own), and the plugins' webserver snippets
 # (from the pulp-minimal build of the same pulpcore version) where upstream's pulp-web keeps them:

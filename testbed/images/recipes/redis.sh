@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # redis: Debian's redis-server, run as redis 999:999 (the uid components/redis/redis.ts sets, the one
 # of the official redis images), in /data, with no persistence unless told.
 . "$HERE/recipes/lib.sh"

@@ -1,5 +1,6 @@
-// Unit: `pulp:scheduling` validated as plain parseConfig calls (no mocks), then rendered under Pulumi mocks
-// (test/unit/helpers/pulumiMocks.ts): every pod the program creates, and the CloudNativePG Cluster, get it.
+// Unit: what every pod shares, `pulp:scheduling` and `pulp:imagePullSecrets`, validated as plain parseConfig
+// calls (no mocks), then rendered under Pulumi mocks (test/unit/helpers/pulumiMocks.ts): every pod the
+// program creates, and the CloudNativePG Cluster, get it.
 import { ConfigError } from "../../../../components/config/problems";
 import { parseConfig } from "../../../../components/config/parse";
 import { MINIMAL } from "../../helpers/configs";
@@ -100,4 +101,40 @@ test("keys, values and enums follow the API server's rules, each problem reporte
     expect.stringMatching(/^pulp:scheduling\.tolerations\[3\]\.operator: must be "Exists"/),
     expect.stringMatching(/^pulp:scheduling\.tolerations\[4\]\.tolerationSeconds: .*NoExecute/),
   ]);
+});
+
+test("image pull secrets reach every pod (the migration Job, Redis and web included) and the Cluster", async () => {
+  const run = await render({
+    ...MINIMAL,
+    web: { enabled: true },
+    redis: { enabled: true },
+    imagePullSecrets: ["registry-a", "registry-b"],
+  });
+  const specs = podSpecs(run);
+  expect(specs.map(([what]) => what).length).toBe(6);
+  for (const [what, spec] of specs) {
+    expect({ what, secrets: spec.imagePullSecrets }).toEqual({
+      what,
+      secrets: [{ name: "registry-a" }, { name: "registry-b" }],
+    });
+  }
+  expect(run.ofType(CNPG)[0].inputs.spec.imagePullSecrets).toEqual([
+    { name: "registry-a" },
+    { name: "registry-b" },
+  ]);
+  const plain = await render(MINIMAL);
+  for (const [, spec] of podSpecs(plain)) expect(spec.imagePullSecrets).toBeUndefined();
+  expect(plain.ofType(CNPG)[0].inputs.spec.imagePullSecrets).toBeUndefined();
+});
+
+test("an image pull secret that is no Secret name is named with the rule", () => {
+  const [problem] = (() => {
+    try {
+      parseConfig({ ...MINIMAL, imagePullSecrets: ["ok", "Bad_Name"] });
+      return [];
+    } catch (e) {
+      return (e as ConfigError).problems.map((p) => `${p.key}: ${p.message}`);
+    }
+  })();
+  expect(problem).toMatch(/^pulp:imagePullSecrets\[1\]: must be a DNS-1123 subdomain/);
 });
