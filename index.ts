@@ -21,6 +21,10 @@ export = async () => {
     secretNames: pulp.secretNames,
     migrationJob: pulp.migrationJobName,
     image: config.image,
-    ...deployedOutputs(pulp.rolledOut, { pulpcoreVersion: config.pulpcoreVersion, idle: config.idle }),
+    ...deployedOutputs(pulp.rolledOut, {
+      pulpcoreVersion: config.pulpcoreVersion,
+      idle: config.idle,
+      pluginVersions: config.plugins,
+    }),
   };
 };

@@ -38,7 +38,11 @@ export function holdingOf(annotations: unknown): Holding | undefined {
 }
 
 /** Stack outputs the next update reads back (upgrade/deployed.ts). Renaming one loses the deployed release. */
-export const DEPLOYED_OUTPUTS = { pulpcoreVersion: "pulpcoreVersion", idle: "idle" } as const;
+export const DEPLOYED_OUTPUTS = {
+  pulpcoreVersion: "pulpcoreVersion",
+  idle: "idle",
+  pluginVersions: "pluginVersions",
+} as const;
 
 /** Component type tokens the tools recognise in a preview's URNs. */
 export const TYPES = {
@@ -59,8 +63,11 @@ export interface StopTheWorldContract {
   deployments: string[];
   from: string;
   to: string;
+  /** What every running process must have, per app: "core 3.87.0" or "core 3.89.2, ansible 0.26.0". */
   floor: string;
+  /** The migrations that need the stop, each with the release that ships it. */
   migrations: string;
+  /** The longest heartbeat TTL of the migration Job's settings. */
   heartbeatTtlSeconds: number;
   /** How long old pods may take to go: their longest terminationGracePeriodSeconds plus a margin. */
   podsGoneTimeoutSeconds: number;

@@ -30,7 +30,7 @@ import { TrustedCa, trusting } from "./trust/trustedCa";
 import { Workload } from "./workload/workload";
 import { Deployed } from "./upgrade/deployed";
 import { KubeTarget } from "./upgrade/kubeApi";
-import { UpgradePlan } from "./upgrade/plan";
+import { needsAppStatusCleanup, UpgradePlan } from "./upgrade/plan";
 import { StopTheWorld } from "./upgrade/stopTheWorld";
 import { decideUpgrade } from "./upgrade/upgrade";
 
@@ -194,7 +194,7 @@ export class Pulp extends pulumi.ComponentResource {
       pulpcoreVersion: config.pulpcoreVersion,
     };
 
-    // Across a RequireVersion floor the old processes stop, and their heartbeats expire, before `migrate`.
+    // When a migration needs every older process gone, they stop and their heartbeats expire before `migrate`.
     const stop =
       plan.kind === "stop-the-world"
         ? new StopTheWorld(
@@ -228,6 +228,8 @@ export class Pulp extends pulumi.ComponentResource {
         podAnnotations: config.migration.podAnnotations,
         podSpecOverrides: config.migration.podSpecOverrides as PodSpecOverrides,
         podDefaults: everyPod,
+        plugins: config.plugins,
+        clearStaleAppStatus: needsAppStatusCleanup(config.pulpcoreVersion),
         after: [
           this.settings.secret,
           ...secrets.resources,

@@ -233,7 +233,7 @@ const workerDefaults = {
 const webSchema = z
   .strictObject({
     enabled: z.boolean().default(false),
-    image: formatted(imageProblem).default("quay.io/pulp/pulp-web:3.85.0"),
+    image: formatted(imageProblem).default("quay.io/pulp/pulp-web:3.123.1"),
     replicas: wholeNumber(0, 1000).default(2),
     resources: resourcesSchema.default({
       requests: { cpu: "50m", memory: "64Mi" },
@@ -341,7 +341,7 @@ export const configSchema = z.strictObject({
   instanceName: formatted(
     (v) => dnsLabelProblem(v, 30) ?? labelValueProblem(v) ?? instanceNameProblem(v),
   ).default("pulp"),
-  image: formatted(imageProblem).default("quay.io/pulp/pulp-minimal:3.85.0"),
+  image: formatted(imageProblem).default("quay.io/pulp/pulp-minimal:3.123.1"),
   /** Derived from the image tag when it is a version; required for a digest-only image. */
   pulpcoreVersion: z.preprocess(
     (v) => (v === "" ? undefined : v),
@@ -350,6 +350,21 @@ export const configSchema = z.strictObject({
       .regex(/^\d+\.\d+\.\d+$/, { error: 'must be a pulpcore version such as "3.85.0"' })
       .optional(),
   ),
+  /**
+   * The plugin versions the image carries, by app label (`{ansible: "0.30.3", rpm: "3.39.4"}`, the keys of
+   * the image's org.pulpproject.versions label and of status/), without "core". The upgrade planner checks
+   * plugin migrations only for plugins named here; a change re-runs the migration Job under the same tag.
+   * Empty (the default): plugin versions unknown.
+   */
+  plugins: z
+    .record(
+      z.string().regex(/^(?!core$)(?!pulp[-_])[a-z][a-z0-9_]*$/, {
+        error:
+          'plugin keys are app labels such as "rpm" or "ansible" (not "pulp_rpm"; "core" is pulp:pulpcoreVersion)',
+      }),
+      z.string().regex(/^\d+\.\d+\.\d+$/, { error: 'must be a plugin version such as "3.39.4"' }),
+    )
+    .default({}),
   contentOrigin: formatted(originProblem),
   apiRoot: formatted(urlPathProblem).default("/pulp/"),
   contentPathPrefix: formatted(urlPathProblem).default("/pulp/content/"),

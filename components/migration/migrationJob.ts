@@ -28,6 +28,13 @@ export interface MigrationJobArgs {
   podSpecOverrides?: PodSpecOverrides;
   /** nodeSelector, tolerations and affinity of the Job's pod (before podSpecOverrides). */
   podDefaults?: PodDefaults;
+  /**
+   * Plugin versions the image carries (pulp:plugins): part of the Job's name, so a new plugin set under
+   * the same image tag migrates again.
+   */
+  plugins?: Record<string, string>;
+  /** Delete AppStatus rows past their TTL before `migrate` (targets without pulpcore's own cleanup). */
+  clearStaleAppStatus?: boolean;
   /** Settings, secrets, database and storage: the Job itself must wait for them, not only this component. */
   after: pulumi.Resource[];
 }
@@ -35,21 +42,44 @@ export interface MigrationJobArgs {
 const isEmpty = (o?: object) => o === undefined || Object.keys(o).length === 0;
 
 /**
- * What the Job runs: wait for the database, migrate, bring artifact checksums in line with
+ * pulpcore 3.91's pre-migrate cleanup (apps.py `_clean_app_status`), for the targets that lack it
+ * (upgrade/migrations.ts APPSTATUS_CLEANUP): delete the AppStatus rows of processes whose last heartbeat is
+ * older than their own TTL, which pulpcore itself counts as gone. Their RequireVersion counts every row, so
+ * one process that did not exit cleanly (SIGKILL after the grace period, OOM) would block `migrate`
+ * however long the update waits; the 3.85-3.89 workers purge such rows only after 7 days. SQL, not the
+ * ORM: the target's model may not match the deployed schema yet. Skipped while the table does not exist.
+ */
+export const CLEAR_STALE_APPSTATUS = [
+  "/usr/local/bin/pulpcore-manager shell -c 'from django.db import connection",
+  "with connection.cursor() as c:",
+  '    if "core_appstatus" in connection.introspection.table_names(c):',
+  '        c.execute("DELETE FROM core_appstatus WHERE last_heartbeat < now() - ttl")',
+  '        print("AppStatus rows past their TTL deleted:", c.rowcount)\'',
+].join("\n");
+
+/**
+ * What the Job runs: wait for the database, (for targets without pulpcore's own pre-migrate cleanup) clear
+ * AppStatus rows past their TTL, migrate, bring artifact checksums in line with
  * ALLOWED_CONTENT_CHECKSUMS, run the system checks, then make sure the admin password is the managed one.
  * `migrate` and handle-artifact-checksums skip the system checks because pulpcore's database check E002
  * (artifacts missing a newly allowed checksum) fails them before the checksums could be fixed (seen on
  * real Pulp 3.123.1); the checks still run after, and fail the Job if anything else is wrong.
  * `--password=`: an argparse value that starts with "-" would be taken for an option.
  */
-export const MIGRATE_SCRIPT = [
-  "set -eu",
-  "/usr/bin/wait_on_postgres.py",
-  "/usr/local/bin/pulpcore-manager migrate --noinput --skip-checks",
-  "/usr/local/bin/pulpcore-manager handle-artifact-checksums --skip-checks",
-  "/usr/local/bin/pulpcore-manager check --database default",
-  '/usr/local/bin/pulpcore-manager reset-admin-password --password="$ADMIN_PASSWORD"',
-].join("\n");
+export function migrateScript(options: { clearStaleAppStatus: boolean }): string {
+  return [
+    "set -eu",
+    "/usr/bin/wait_on_postgres.py",
+    ...(options.clearStaleAppStatus ? [CLEAR_STALE_APPSTATUS] : []),
+    "/usr/local/bin/pulpcore-manager migrate --noinput --skip-checks",
+    "/usr/local/bin/pulpcore-manager handle-artifact-checksums --skip-checks",
+    "/usr/local/bin/pulpcore-manager check --database default",
+    '/usr/local/bin/pulpcore-manager reset-admin-password --password="$ADMIN_PASSWORD"',
+  ].join("\n");
+}
+
+/** The script for targets that clean AppStatus themselves (and for installs). */
+export const MIGRATE_SCRIPT = migrateScript({ clearStaleAppStatus: false });
 
 /**
  * `pulpcore-manager migrate` as one Job per release and settings (its name hashes everything it runs, so
@@ -78,6 +108,8 @@ export class MigrationJob extends pulumi.ComponentResource {
           podSpecOverrides: args.podSpecOverrides ?? {},
           // Only when set, so an install without it keeps its Job name (and does not migrate again).
           ...(isEmpty(args.podDefaults) ? {} : { podDefaults: args.podDefaults }),
+          ...(isEmpty(args.plugins) ? {} : { plugins: args.plugins }),
+          ...(args.clearStaleAppStatus ? { clearStaleAppStatus: true } : {}),
           secrets: [
             rt.secretKey,
             rt.dbFieldsKey,
@@ -110,7 +142,11 @@ export class MigrationJob extends pulumi.ComponentResource {
                     {
                       name: "migrate",
                       image: rt.image,
-                      command: ["/bin/sh", "-c", MIGRATE_SCRIPT],
+                      command: [
+                        "/bin/sh",
+                        "-c",
+                        migrateScript({ clearStaleAppStatus: args.clearStaleAppStatus ?? false }),
+                      ],
                       // The kubelet keeps the log's tail in the failed container's status, and the provider's Job
                       // await puts that status in the error `pulumi up` prints: the migration error, not just "exit 1".
                       terminationMessagePolicy: "FallbackToLogsOnError",

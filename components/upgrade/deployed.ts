@@ -8,6 +8,8 @@ export interface Deployed {
   /** undefined on a first install (no outputs yet). */
   pulpcoreVersion?: string;
   idle: boolean;
+  /** Plugin versions by app label; undefined when the last update did not know them. */
+  pluginVersions?: Record<string, string>;
 }
 
 /** A stack that has never been deployed. */
@@ -25,10 +27,20 @@ export async function readDeployed(): Promise<Deployed> {
   });
   const version = await self.getOutputDetails(DEPLOYED_OUTPUTS.pulpcoreVersion);
   const idle = await self.getOutputDetails(DEPLOYED_OUTPUTS.idle);
+  const plugins = await self.getOutputDetails(DEPLOYED_OUTPUTS.pluginVersions);
   return {
     pulpcoreVersion: typeof version.value === "string" ? version.value : undefined,
     idle: idle.value === true,
+    pluginVersions: pluginVersionsOf(plugins.value),
   };
+}
+
+/** A non-empty `{app: "x.y.z"}` map, or undefined for anything else (older stacks have no such output). */
+export function pluginVersionsOf(value: unknown): Record<string, string> | undefined {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length === 0 || entries.some(([, v]) => typeof v !== "string")) return undefined;
+  return Object.fromEntries(entries) as Record<string, string>;
 }
 
 /**
@@ -39,9 +51,13 @@ export async function readDeployed(): Promise<Deployed> {
 export function deployedOutputs(
   rolledOut: pulumi.Output<boolean>,
   deployed: Required<Deployed>,
-): Record<(typeof DEPLOYED_OUTPUTS)[keyof typeof DEPLOYED_OUTPUTS], pulumi.Output<string | boolean>> {
+): Record<
+  (typeof DEPLOYED_OUTPUTS)[keyof typeof DEPLOYED_OUTPUTS],
+  pulumi.Output<string | boolean | Record<string, string>>
+> {
   return {
     [DEPLOYED_OUTPUTS.pulpcoreVersion]: rolledOut.apply(() => deployed.pulpcoreVersion),
     [DEPLOYED_OUTPUTS.idle]: rolledOut.apply(() => deployed.idle),
+    [DEPLOYED_OUTPUTS.pluginVersions]: rolledOut.apply(() => deployed.pluginVersions),
   };
 }

@@ -1,36 +1,75 @@
-// How to get from the deployed Pulp release to the configured one. Pure: the version source and the
-// orchestration are elsewhere.
+// How to get from the deployed Pulp release to the configured one. Pure: the version sources, the
+// migration table (migrations.ts) and the orchestration are elsewhere.
 import * as pulumi from "@pulumi/pulumi";
 import { compareVersions, parseVersion, Version } from "../config/formats";
 import { UPGRADE_REFUSED_MARKER, UpgradeKind } from "../contract";
+import {
+  APPSTATUS_CLEANUP,
+  AppLabel,
+  Migration,
+  MIGRATIONS,
+  PACKAGE_OF,
+  Waypoint,
+  WAYPOINTS,
+} from "./migrations";
+
+/** pulpcore's default heartbeat TTLs (settings.py, unchanged 3.33-3.123); `extraSettings` may override them. */
+export const HEARTBEAT_TTL_SECONDS = { api: 120, content: 30, worker: 30 };
+
+/** The setting behind each TTL, as `extraSettings` would name it. */
+const TTL_SETTINGS = { api: "API_APP_TTL", content: "CONTENT_APP_TTL", worker: "WORKER_TTL" } as const;
 
 /**
- * pulpcore migrations that refuse to run while an api, content or worker process older than `floor` has
- * sent a heartbeat within its TTL (pulpcore's RequireVersion; ../shared/docs/pulp-on-kubernetes-facts.md).
+ * How long heartbeats of stopped processes count: the longest TTL in the settings `migrate` runs with
+ * (RequireVersion reads the Job's own settings, not the old processes'). Non-numbers keep the default;
+ * the config rules reject them.
  */
-export const REQUIRE_VERSION_FLOORS: readonly { migrations: string; floor: string }[] = [
-  { migrations: "core 0114", floor: "3.34.0" },
-  { migrations: "core 0120", floor: "3.50.0" },
-  { migrations: "core 0134", floor: "3.82.1" },
-  { migrations: "core 0140", floor: "3.85.0" },
-  { migrations: "core 0143, 0144", floor: "3.87.0" },
-];
+export function heartbeatTtlSeconds(extraSettings: Record<string, unknown> = {}): number {
+  return Math.max(
+    ...(Object.keys(TTL_SETTINGS) as (keyof typeof TTL_SETTINGS)[]).map((process) => {
+      const value = extraSettings[TTL_SETTINGS[process]];
+      return typeof value === "number" && value > 0 ? value : HEARTBEAT_TTL_SECONDS[process];
+    }),
+  );
+}
 
-/** Heartbeat TTLs: after every old process stops, the longest must pass before `migrate` may run. */
-export const HEARTBEAT_TTL_SECONDS = { api: 120, content: 30, worker: 30 };
+/**
+ * Whether `migrate` of this pulpcore needs the Job to delete AppStatus rows past their TTL first: the
+ * release has the table but not pulpcore's own pre-migrate cleanup (APPSTATUS_CLEANUP).
+ */
+export function needsAppStatusCleanup(target: string): boolean {
+  if (!parseVersion(target)) return false;
+  const { tableSince, hookSince, backports } = APPSTATUS_CLEANUP;
+  if (below(target, tableSince) || !below(target, hookSince)) return false;
+  return !backports.some((b) => !below(target, b.from) && below(target, b.before));
+}
+
+/** A migration of the upgrade that needs every older process stopped, and why. */
+export interface Crossing {
+  migration: Migration;
+  /** "guard": RequireVersion would refuse; "breaks": older code fails once it ran. */
+  reason: "guard" | "breaks";
+  /** The release of the app every running process must have. */
+  needs: string;
+  /** The deployed release of the app. */
+  deployed: string;
+}
 
 export type UpgradePlan =
   | { kind: "install"; to: string; summary: string }
   | { kind: "none"; to: string; summary: string }
   | { kind: "rolling"; from: string; to: string; summary: string }
-  /** Nothing runs before or after (idle): migrations meet no old process, whatever floors lie between. */
+  /** Nothing runs before or after (idle): migrations meet no old process, whatever guards lie between. */
   | { kind: "offline"; from: string; to: string; summary: string }
   | {
       kind: "stop-the-world";
       from: string;
       to: string;
+      /** What every running process must have: "core 3.87.0" or "core 3.89.2, ansible 0.26.0". */
       floor: string;
+      /** The migrations that need the stop, with the release that ships each. */
       migrations: string;
+      crossings: Crossing[];
       /** The part of the window known in advance: the heartbeat TTL; migration and start-up come on top. */
       minimumDowntimeSeconds: number;
       summary: string;
@@ -48,22 +87,38 @@ export class UpgradeRefused extends pulumi.RunError {
   }
 }
 
+/** Plugin versions by app label (`{ansible: "0.30.3"}`); undefined when nobody said. */
+export type PluginVersions = Record<AppLabel, string>;
+
+export interface PlanInputs {
+  /** Both sides idle (every Deployment at zero): nothing runs while migrations do. */
+  idle?: { deployed: boolean; target: boolean };
+  plugins?: { deployed?: PluginVersions; target?: PluginVersions };
+  /** The heartbeat wait (heartbeatTtlSeconds of the Job's settings). */
+  ttlSeconds?: number;
+}
+
 const show = (v: Version) => v.join(".");
+const at = (value: string) => parseVersion(value)!;
+const below = (a: string, b: string) => compareVersions(at(a), at(b)) < 0;
+const label = (m: Migration) => `${m.app} ${m.name}`;
 
 /**
  * The plan from `deployed` (undefined on a first install) to `target`:
- * - same version: nothing to migrate; a newer one: migrate while the old pods serve, then roll;
- * - across a RequireVersion floor (deployed below it, target at or above it): every old process must be
- *   stopped and the heartbeat TTL passed before `migrate`, so the upgrade needs downtime. Deciding on the
- *   floor rather than on the release that ships the migration is conservative: it may ask for downtime
- *   one release early, never too late;
- * - refused: a downgrade to an older minor release (Pulp's migrations do not run backwards), and a jump
- *   across two or more floors (each is a stop-the-world of its own: the path names the releases to stop at).
+ * - refused: a downgrade to an older minor release (migrations do not run backwards), and a jump over a
+ *   squash purge (WAYPOINTS): the database must first be migrated by a release between, which it names;
+ * - stop-the-world: some migration shipped in (deployed, target] has a RequireVersion guard the deployed
+ *   release does not meet, or breaks the deployed release's code (MIGRATIONS). One stop covers any number
+ *   of them: with every old process gone, every guard is met;
+ * - offline when both sides are idle, rolling otherwise, none when nothing changes.
+ * Plugin rows count when both plugin versions are known, or when the deployed pulpcore proves the
+ * deployed plugin new enough (metByCore); the others are named in the summary as not checked.
  */
 export function planUpgrade(
   deployed: string | undefined,
   target: string,
   idle: { deployed: boolean; target: boolean } = { deployed: false, target: false },
+  inputs: Omit<PlanInputs, "idle"> = {},
 ): UpgradePlan {
   const to = parseVersion(target);
   if (!to) throw new UpgradeRefused(`the target pulpcore version "${target}" is not a version (x.y.z)`);
@@ -73,23 +128,86 @@ export function planUpgrade(
     throw new UpgradeRefused(
       `the deployed pulpcore version "${deployed}" (from the stack outputs) is not a version`,
     );
+  // pulp_file and certguard ship inside pulpcore: their version is pulpcore's.
+  const inCore = (v: string) =>
+    Object.fromEntries(
+      Object.keys(PACKAGE_OF)
+        .filter((a) => PACKAGE_OF[a] === "pulpcore")
+        .map((a) => [a, v]),
+    );
+  const versions = {
+    deployed: { ...inputs.plugins?.deployed, ...inCore(deployed) } as PluginVersions,
+    target: { ...inputs.plugins?.target, ...inCore(target) } as PluginVersions,
+  };
+  // Changes only where both sides are known; a plugin new to a known set is a change too.
+  const pluginChanges = Object.keys(versions.target).filter(
+    (app) =>
+      PACKAGE_OF[app] !== "pulpcore" &&
+      versions.deployed[app] !== versions.target[app] &&
+      (versions.deployed[app] !== undefined || inputs.plugins?.deployed !== undefined),
+  );
 
   const order = compareVersions(to, from);
-  if (order === 0) return { kind: "none", to: target, summary: `pulpcore ${target} stays; no upgrade` };
-  if (order < 0) {
-    if (to[0] === from[0] && to[1] === from[1]) {
-      return {
-        kind: "rolling",
-        from: deployed,
-        to: target,
-        summary: `patch downgrade ${deployed} -> ${target}, rolling`,
-      };
-    }
+  if (order < 0 && !(to[0] === from[0] && to[1] === from[1])) {
     throw new UpgradeRefused(
       `pulpcore ${deployed} is deployed and the config asks for ${target}: Pulp's database migrations do not ` +
         `run backwards, so a downgrade to an older minor release is refused. Stay on ${show(from)} ` +
         `(pulumi config set pulp:image <image of ${deployed}>), or restore the database and /var/lib/pulp ` +
         `from a backup taken before the upgrade into a new stack.`,
+    );
+  }
+  for (const app of pluginChanges.filter((a) => versions.deployed[a] !== undefined)) {
+    const [a, b] = [at(versions.deployed[app]), at(versions.target[app])];
+    if (compareVersions(b, a) < 0 && !(a[0] === b[0] && a[1] === b[1])) {
+      throw new UpgradeRefused(
+        `${app} ${versions.deployed[app]} is deployed and the config asks for ${versions.target[app]}: ` +
+          `plugin migrations do not run backwards either. Use an image with ${app} ${show(a)} or later.`,
+      );
+    }
+  }
+  if (order === 0 && pluginChanges.length === 0) {
+    return { kind: "none", to: target, summary: `pulpcore ${target} stays; no upgrade` };
+  }
+  const what =
+    `${deployed} -> ${target}` +
+    (pluginChanges.length > 0
+      ? ` (${pluginChanges.map((a) => `${a} ${versions.deployed[a] ?? "new"} -> ${versions.target[a]}`).join(", ")})`
+      : "");
+  if (order < 0)
+    return { kind: "rolling", from: deployed, to: target, summary: `patch downgrade ${what}, rolling` };
+
+  const unchecked: string[] = [];
+  /** The deployed release of `app` is below `version`: true, false, or undefined when nobody knows. */
+  const deployedBelow = (app: AppLabel, version: string, metByCore?: string): boolean | undefined => {
+    const v = versions.deployed[app];
+    if (v !== undefined) return below(v, version);
+    // Known plugin set without the app: it arrives now, no older process of it exists.
+    if (inputs.plugins?.deployed !== undefined) return false;
+    if (metByCore !== undefined && !below(deployed, metByCore)) return false;
+    return undefined;
+  };
+  /** The migration is new to the database: the target ships it, the deployed release does not. */
+  const arrives = (app: AppLabel, shipsIn: string, metByCore?: string): boolean => {
+    const t = versions.target[app];
+    if (t === undefined || below(t, shipsIn)) return false;
+    const isNew = deployedBelow(app, shipsIn, metByCore);
+    if (isNew === undefined) unchecked.push(`${app} (deployed version unknown)`);
+    return isNew === true;
+  };
+
+  const waypoint = WAYPOINTS.find(
+    (w: Waypoint) =>
+      versions.target[w.app] !== undefined &&
+      !below(versions.target[w.app], w.purgedIn) &&
+      deployedBelow(w.app, w.squashedIn, w.metByCore) === true,
+  );
+  if (waypoint) {
+    const { app, squash, squashedIn, purgedIn, stopAt } = waypoint;
+    throw new UpgradeRefused(
+      `upgrading ${what} jumps over ${app}'s squash purge: ${app} ${purgedIn} deleted the migrations that ` +
+        `${squash} replaced, so a database not yet migrated by ${app} ${squashedIn}-${stopAt} cannot migrate ` +
+        `(InconsistentMigrationHistory). Stop at ${app} ${stopAt} first: a \`pulumi up\` with the image of ` +
+        `that release, then this one.`,
     );
   }
 
@@ -98,42 +216,58 @@ export function planUpgrade(
       kind: "offline",
       from: deployed,
       to: target,
-      summary: `upgrade ${deployed} -> ${target} while idle: migrations run with no Pulp process running`,
+      summary: `upgrade ${what} while idle: migrations run with no Pulp process running`,
     };
   }
-  const crossed = REQUIRE_VERSION_FLOORS.filter(({ floor }) => {
-    const f = parseVersion(floor)!;
-    return compareVersions(from, f) < 0 && compareVersions(to, f) >= 0;
-  });
-  if (crossed.length === 0) {
+
+  const crossings: Crossing[] = [];
+  for (const m of MIGRATIONS) {
+    if (!arrives(m.app, m.shipsIn, m.metByCore)) continue;
+    const v = versions.deployed[m.app];
+    if (m.guard && deployedBelow(m.app, m.guard, m.metByCore) === true) {
+      crossings.push({ migration: m, reason: "guard", needs: m.guard, deployed: v });
+    } else if (m.breaksOlderThan && v !== undefined && below(v, m.breaksOlderThan)) {
+      crossings.push({ migration: m, reason: "breaks", needs: m.breaksOlderThan, deployed: v });
+    }
+  }
+  const notChecked =
+    unchecked.length > 0 ? ` Not checked: the migrations of ${[...new Set(unchecked)].join(", ")}.` : "";
+  if (crossings.length === 0) {
     return {
       kind: "rolling",
       from: deployed,
       to: target,
-      summary: `upgrade ${deployed} -> ${target}: migrate while ${deployed} serves, then roll (no downtime)`,
+      summary: `upgrade ${what}: migrate while ${deployed} serves, then roll (no downtime).${notChecked}`,
     };
   }
-  if (crossed.length > 1) {
-    const path = [...crossed.map((c) => c.floor), target].join(" -> ");
-    throw new UpgradeRefused(
-      `upgrading pulpcore ${deployed} -> ${target} crosses ${crossed.length} RequireVersion floors ` +
-        `(${crossed.map((c) => `${c.floor} for ${c.migrations}`).join("; ")}), each needing every older ` +
-        `process stopped. Upgrade one floor at a time: ${deployed} -> ${path}, with a \`pulumi up\` for each.`,
-    );
+
+  const needs = new Map<AppLabel, string>();
+  for (const c of crossings) {
+    const current = needs.get(c.migration.app);
+    if (!current || below(current, c.needs)) needs.set(c.migration.app, c.needs);
   }
-  const [{ floor, migrations }] = crossed;
-  const ttl = Math.max(...Object.values(HEARTBEAT_TTL_SECONDS));
+  const floor = [...needs].map(([app, v]) => `${app} ${v}`).join(", ");
+  const migrations = crossings.map((c) => `${label(c.migration)} (${c.migration.shipsIn})`).join(", ");
+  const reasons = crossings
+    .map((c) =>
+      c.reason === "guard"
+        ? `${label(c.migration)} (in ${c.migration.shipsIn}) refuses to run while a process older than ` +
+          `${c.migration.app} ${c.needs} heartbeats`
+        : `${label(c.migration)} (in ${c.migration.shipsIn}) breaks ${c.migration.app} ${c.deployed}: ${c.migration.why}`,
+    )
+    .join("; ");
+  const ttl = inputs.ttlSeconds ?? heartbeatTtlSeconds();
   return {
     kind: "stop-the-world",
     from: deployed,
     to: target,
     floor,
     migrations,
+    crossings,
     minimumDowntimeSeconds: ttl,
     summary:
-      `upgrade ${deployed} -> ${target} NEEDS DOWNTIME: migrations ${migrations} refuse to run while any ` +
-      `process older than ${floor} has a heartbeat younger than its TTL. api, content and workers stop, ` +
+      `upgrade ${what} NEEDS DOWNTIME: ${reasons}. One stop for all: api, content and workers stop, ` +
       `${ttl} s of heartbeat TTL pass, migrations run, then ${target} starts: about ${ttl} s plus the ` +
-      `migration and start-up time.`,
+      `migration and start-up time.${notChecked}`,
   };
 }

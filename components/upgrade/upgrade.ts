@@ -4,14 +4,21 @@ import * as pulumi from "@pulumi/pulumi";
 import { upgradePlanMessage } from "../contract";
 import { PulpConfig } from "../config/parse";
 import { Deployed } from "./deployed";
-import { planUpgrade, UpgradePlan } from "./plan";
+import { heartbeatTtlSeconds, planUpgrade, UpgradePlan } from "./plan";
 
 /** Plans the upgrade and announces it; throws UpgradeRefused before anything is created. */
 export function decideUpgrade(config: PulpConfig, deployed: Deployed): UpgradePlan {
-  const plan = planUpgrade(deployed.pulpcoreVersion, config.pulpcoreVersion, {
-    deployed: deployed.idle,
-    target: config.idle,
-  });
+  const target = Object.keys(config.plugins).length > 0 ? config.plugins : undefined;
+  const plan = planUpgrade(
+    deployed.pulpcoreVersion,
+    config.pulpcoreVersion,
+    { deployed: deployed.idle, target: config.idle },
+    {
+      plugins: { deployed: deployed.pluginVersions, target },
+      // The same settings the migration Job renders: its RequireVersion reads these TTLs.
+      ttlSeconds: heartbeatTtlSeconds(config.extraSettings),
+    },
+  );
   // Diagnostics, not outputs: they show in every preview and update, and a no-op stays a no-op.
   if (plan.kind === "stop-the-world") {
     pulumi.log.warn(

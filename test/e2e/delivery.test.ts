@@ -357,7 +357,7 @@ test("the real Pulp program installs, upgrades across a floor and destroys as th
     ...stack.spec.config,
     "pulp:dataVolumes": [{ name: "seed-dump", url: "http://127.0.0.1:1/pulp-db-dump.tar", size: "1Gi" }],
     "kubernetes:kubeconfig": saKubeconfig,
-    // Installed one release before a RequireVersion floor: the upgrade below is a stop-the-world.
+    // Installed below core 0140's guard (3.85): the upgrade to 3.87.0 below is a stop-the-world.
     "pulp:image": "quay.io/pulp/pulp-minimal:3.84.0",
   };
   writeYaml(pulpFile, config, { encryptionsalt: dev.encryptionsalt });
@@ -401,7 +401,7 @@ test("the real Pulp program installs, upgrades across a floor and destroys as th
   // deployments/scale and watches pods with the same kubeconfig, so the Role must cover those too.
   writeYaml(
     pulpFile,
-    { ...config, "pulp:image": "quay.io/pulp/pulp-minimal:3.85.0" },
+    { ...config, "pulp:image": "quay.io/pulp/pulp-minimal:3.87.0" },
     { encryptionsalt: dev.encryptionsalt },
   );
   const upgrade = pulumi(PULP_STACK, ["up", "--yes", "--skip-preview"]);
@@ -414,7 +414,7 @@ test("the real Pulp program installs, upgrades across a floor and destroys as th
     ),
     tail: upgrade.code === 0 ? "" : upgradeOutput.slice(-3000),
   }).toEqual({ code: 0, forbidden: [], tail: "" });
-  expect(upgradeOutput).toMatch(/pulp-stop-the-world-3\.84\.0-to-3\.85\.0 created/);
+  expect(upgradeOutput).toMatch(/pulp-stop-the-world-3\.84\.0-to-3\.87\.0 created/);
   expect(
     items("deployments", PULP_NS)
       .filter((d) => d.metadata.name !== "pulp-redis" && d.metadata.name !== "pulp-web")
@@ -423,9 +423,9 @@ test("the real Pulp program installs, upgrades across a floor and destroys as th
       )
       .sort(),
   ).toEqual([
-    "pulp-api quay.io/pulp/pulp-minimal:3.85.0 2",
-    "pulp-content quay.io/pulp/pulp-minimal:3.85.0 2",
-    "pulp-worker quay.io/pulp/pulp-minimal:3.85.0 2",
+    "pulp-api quay.io/pulp/pulp-minimal:3.87.0 2",
+    "pulp-content quay.io/pulp/pulp-minimal:3.87.0 2",
+    "pulp-worker quay.io/pulp/pulp-minimal:3.87.0 2",
   ]);
 
   const down = pulumi(PULP_STACK, ["destroy", "--yes", "--skip-preview", "--exclude-protected"]);

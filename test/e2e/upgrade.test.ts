@@ -1,4 +1,4 @@
-// Upgrades on the embedded cluster with the real engine: across a RequireVersion floor (stop-the-world,
+// Upgrades on the embedded cluster with the real engine: 3.84.0 -> 3.87.0, whose core 0140 needs 3.85 (stop-the-world,
 // a failed one reverted), rolling with slow readiness, a rollout that never becomes ready, and the
 // maintenance switch. Ordered: each test starts from the state the previous one left.
 import * as fs from "fs";
@@ -60,7 +60,7 @@ test("a failed stop-the-world migration fails `up` with the Job's log tail; reve
   const before = replicas();
   writeStackConfig(STACK, {
     ...BASE,
-    image: image("3.85.0"),
+    image: image("3.87.0"),
     migration: failingMigration(
       "django.db.utils.OperationalError: could not obtain lock on relation core_task",
     ),
@@ -70,7 +70,7 @@ test("a failed stop-the-world migration fails `up` with the Job's log tail; reve
   expect(failed.code).not.toBe(0);
   // The migration's own error, from the container's termination message, is in what `up` printed.
   expect(failed.stdout + failed.stderr).toMatch(/could not obtain lock on relation core_task/);
-  // By design the old release is stopped: nothing old may run while 3.85.0's migrations do.
+  // By design the old release is stopped: nothing old may run while 3.87.0's migrations do.
   expect(replicas()).toMatchObject({ "pulp-api": 0, "pulp-content": 0, "pulp-worker": 0 });
   expect(revisions(NS)["pulp-api"]).toBe("rev-1");
 
@@ -86,7 +86,7 @@ test("a failed stop-the-world migration fails `up` with the Job's log tail; reve
 });
 
 test("an upgrade across a floor: the preview says downtime; the zero-ready window is the TTL plus migration plus start-up", async () => {
-  writeStackConfig(STACK, { ...BASE, image: image("3.85.0") });
+  writeStackConfig(STACK, { ...BASE, image: image("3.87.0") });
   const preview = mustPulumi(STACK, ["preview", "--json"]);
   fs.writeFileSync(path.join(ARTIFACTS, "preview-stop-the-world.json"), preview.stdout);
   const { diagnostics, steps } = JSON.parse(preview.stdout) as {
@@ -95,7 +95,7 @@ test("an upgrade across a floor: the preview says downtime; the zero-ready windo
   };
   expect(diagnostics.filter((d) => d.severity === "warning").map((d) => d.message)).toEqual([
     expect.stringMatching(
-      /^(warning: )?Upgrade plan \[stop-the-world\]: upgrade 3\.84\.0 -> 3\.85\.0 NEEDS DOWNTIME: migrations core 0140 refuse to run .* about 120 s plus/,
+      /^(warning: )?Upgrade plan \[stop-the-world\]: upgrade 3\.84\.0 -> 3\.87\.0 NEEDS DOWNTIME: core 0140_require_appstatus_zdu \(in 3\.87\.0\) refuses to run .* about 120 s plus/,
     ),
   ]);
   expect(steps.filter((s) => s.urn.includes("StopTheWorld")).map((s) => s.op)).toEqual(["create", "create"]);
@@ -120,7 +120,7 @@ test("an upgrade across a floor: the preview says downtime; the zero-ready windo
 
   const firstNewReady = Math.min(
     ...items("pods", NS)
-      .filter((p) => p.spec.containers[0].image === image("3.85.0") && p.metadata.labels["pod-template-hash"])
+      .filter((p) => p.spec.containers[0].image === image("3.87.0") && p.metadata.labels["pod-template-hash"])
       .map((p) => Date.parse(p.status.conditions.find((c: any) => c.type === "Ready").lastTransitionTime)),
   );
   // The window's parts, from the API server's own timestamps (whole seconds) and the step's outputs.
@@ -157,7 +157,7 @@ test("an upgrade across a floor: the preview says downtime; the zero-ready windo
 test("a rolling upgrade with slow readiness: old pods go only after new ones are ready, and endpoints never drop", async () => {
   writeStackConfig(STACK, {
     ...BASE,
-    image: image("3.85.1"),
+    image: image("3.87.1"),
     api: readiness("slow"),
     content: readiness("slow"),
   });
@@ -185,7 +185,7 @@ test("a rollout whose pods never become ready fails `up` naming the pods and why
   const before = revisions(NS);
   writeStackConfig(STACK, {
     ...BASE,
-    image: image("3.85.1"),
+    image: image("3.87.1"),
     api: readiness("slow"),
     content: { ...readiness("never"), progressDeadlineSeconds: 20 },
   });
@@ -212,7 +212,7 @@ test("a rollout whose pods never become ready fails `up` naming the pods and why
   // The fix is another update; the stuck ReplicaSet is replaced.
   writeStackConfig(STACK, {
     ...BASE,
-    image: image("3.85.1"),
+    image: image("3.87.1"),
     api: readiness("slow"),
     content: readiness("slow"),
   });
@@ -222,7 +222,7 @@ test("a rollout whose pods never become ready fails `up` naming the pods and why
 });
 
 test("maintenance stops the workers only: api and content keep serving and do not roll", async () => {
-  const current = { ...BASE, image: image("3.85.1"), api: readiness("slow"), content: readiness("slow") };
+  const current = { ...BASE, image: image("3.87.1"), api: readiness("slow"), content: readiness("slow") };
   const before = revisions(NS);
   writeStackConfig(STACK, { ...current, maintenance: true });
   const sampler = startSampler(NS, SERVICES, path.join(ARTIFACTS, "maintenance.jsonl"));

@@ -1,8 +1,8 @@
 // npm run bench:upgrade — Pulp upgrades on the embedded cluster, measured while `pulumi up` runs, with the
 // ready endpoints of api, content and web sampled every 100 ms (and the pods, for the rollout order):
 //   1. install 3.84.0;
-//   2. 3.84.0 -> 3.85.0 crosses the 3.85.0 RequireVersion floor: stop-the-world (stop, TTL, migrate, start);
-//   3. 3.85.0 -> 3.85.1: rolling, with pods that take 4 s to become ready.
+//   2. 3.84.0 -> 3.87.0 ships core 0140, guarded for 3.85: stop-the-world (stop, TTL, migrate, start);
+//   3. 3.87.0 -> 3.87.1: rolling, with pods that take 4 s to become ready.
 // One figure a line.
 import * as fs from "fs";
 import * as path from "path";
@@ -35,9 +35,9 @@ async function bench(): Promise<number> {
   freshStack(STACK, release("3.84.0"));
   try {
     const install = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
-    const stop = await measured("stop-the-world", out, release("3.85.0"));
+    const stop = await measured("stop-the-world", out, release("3.87.0"));
     const slow = readiness("slow", "4s");
-    const rolling = await measured("rolling", out, release("3.85.1", { api: slow, content: slow }));
+    const rolling = await measured("rolling", out, release("3.87.1", { api: slow, content: slow }));
     const lines = [
       `install_seconds ${install.seconds.toFixed(1)}`,
       `stop_the_world_upgrade_seconds ${stop.up.seconds.toFixed(1)}`,

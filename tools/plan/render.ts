@@ -75,8 +75,8 @@ export function downtimeText(s: StopTheWorld): string[] {
       ? ` The startup probes give the new pods up to ${s.startupBudgetSeconds} s to become ready.`
       : "";
   return [
-    `**Downtime.** Upgrading pulpcore ${s.from} -> ${s.to} crosses the RequireVersion floor ${s.floor}: ` +
-      `migrations ${s.migrations} refuse to run while any process older than ${s.floor} has sent a heartbeat within its TTL.`,
+    `**Downtime.** Upgrading pulpcore ${s.from} -> ${s.to} needs every old process stopped first: ` +
+      `migrations ${s.migrations} need every process at ${s.floor} or later (older ones must stop, and their heartbeats expire).`,
     "",
     `This update stops ${s.deployments.length > 0 ? s.deployments.map(code).join(", ") : "every Pulp Deployment"} in ` +
       `${code(s.namespace)}, waits until their pods are gone and ${s.heartbeatTtlSeconds} s more for the old heartbeats to expire, runs the migrations, then starts ${s.to}.`,

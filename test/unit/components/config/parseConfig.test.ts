@@ -133,7 +133,7 @@ const cases: [string, Record<string, unknown>, string, RegExp][] = [
     "version that contradicts the tag",
     { pulpcoreVersion: "3.84.0" },
     "pulp:pulpcoreVersion",
-    /image tag says 3.85.0/,
+    /image tag says 3.123.1/,
   ],
   ["ingress without host", { ingress: { enabled: true } }, "pulp:ingress.host", /needs the host/],
   [
@@ -230,8 +230,8 @@ test("a minimal config gets every default", () => {
   const config = parseConfig(MINIMAL);
   expect(config).toMatchObject({
     namespace: "pulp",
-    image: "quay.io/pulp/pulp-minimal:3.85.0",
-    pulpcoreVersion: "3.85.0",
+    image: "quay.io/pulp/pulp-minimal:3.123.1",
+    pulpcoreVersion: "3.123.1",
     api: {
       replicas: 2,
       podDisruptionBudget: { maxUnavailable: 1 },

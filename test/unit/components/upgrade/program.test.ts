@@ -1,5 +1,5 @@
-// The program reads what its last update deployed and plans the upgrade from it: stop-the-world across a
-// RequireVersion floor, rolling otherwise.
+// The program reads what its last update deployed and plans the upgrade from it: stop-the-world when a
+// migration the target ships needs every older process gone, rolling otherwise.
 import { kwokStackConfig } from "../../helpers/configs";
 import { TYPES } from "../../../../components/contract";
 import * as pulumi from "@pulumi/pulumi";
@@ -28,16 +28,20 @@ test("the outputs the next update reads back", async () => {
   });
 });
 
-test("an upgrade across a floor stops the old release, then migrates, then starts the new one", async () => {
-  const { run } = await runDev({ pulpcoreVersion: "3.84.0", idle: false });
+// 3.87.0 ships core 0140, whose RequireVersion needs 3.85: 3.84.0's processes must be gone.
+const GUARDED = { "pulp:image": "quay.io/pulp/pulp-minimal:3.87.0" };
+
+test("an upgrade across a guard stops the old release, then migrates, then starts the new one", async () => {
+  const { run } = await runDev({ pulpcoreVersion: "3.84.0", idle: false }, GUARDED);
   const [step] = run.ofType(TYPES.stopTheWorldStep);
-  expect(step.name).toBe("pulp-stop-the-world-3.84.0-to-3.85.0");
+  expect(step.name).toBe("pulp-stop-the-world-3.84.0-to-3.87.0");
   expect(step.inputs).toMatchObject({
     namespace: "pulp-dev",
     deployments: ["pulp-api", "pulp-content", "pulp-worker"],
     from: "3.84.0",
-    to: "3.85.0",
-    floor: "3.85.0",
+    to: "3.87.0",
+    floor: "core 3.85.0",
+    migrations: "core 0140_require_appstatus_zdu (3.87.0)",
     heartbeatTtlSeconds: 120,
     // the longest grace period (the dev stack gives workers 600 s to finish a task) plus a margin
     podsGoneTimeoutSeconds: 660,
@@ -61,9 +65,61 @@ test("a rolling upgrade has no stop-the-world step", async () => {
   expect(run.ofType(TYPES.stopTheWorld)).toHaveLength(0);
 });
 
+test("the stop waits for the TTLs the migration Job's own settings give", async () => {
+  const { run } = await runDev(
+    { pulpcoreVersion: "3.84.0", idle: false },
+    { ...GUARDED, "pulp:extraSettings": { WORKER_TTL: 300, API_APP_TTL: 90 } },
+  );
+  const [step] = run.ofType(TYPES.stopTheWorldStep);
+  expect(step.inputs.heartbeatTtlSeconds).toBe(300);
+});
+
+test("plugin versions: read back next time, and a new set re-runs the migration Job under the same tag", async () => {
+  const plugins = { ansible: "0.28.0", rpm: "3.29.1" };
+  const first = await runDev({ pulpcoreVersion: "3.85.0", idle: false }, { "pulp:plugins": plugins });
+  expect(first.outputs).toMatchObject({ pluginVersions: plugins });
+  const jobName = (r: typeof first) => r.run.ofType("kubernetes:batch/v1:Job")[0].inputs.metadata.name;
+  const same = await runDev(
+    { pulpcoreVersion: "3.85.0", idle: false, pluginVersions: plugins },
+    { "pulp:plugins": plugins },
+  );
+  const newer = { ...plugins, rpm: "3.29.2" };
+  const changed = await runDev(
+    { pulpcoreVersion: "3.85.0", idle: false, pluginVersions: plugins },
+    { "pulp:plugins": newer },
+  );
+  expect(jobName(same)).toBe(jobName(first));
+  expect(jobName(changed)).not.toBe(jobName(first));
+});
+
+test("a plugin guard alone stops the world under an unchanged pulpcore tag (digest-pinned image)", async () => {
+  const image = `quay.io/pulp/pulp-minimal@sha256:${"c".repeat(64)}`;
+  const { run } = await runDev(
+    { pulpcoreVersion: "3.84.0", idle: false, pluginVersions: { ansible: "0.25.0" } },
+    { "pulp:image": image, "pulp:pulpcoreVersion": "3.84.0", "pulp:plugins": { ansible: "0.27.0" } },
+  );
+  const [step] = run.ofType(TYPES.stopTheWorldStep);
+  expect(step.inputs).toMatchObject({ floor: "ansible 0.26.0", from: "3.84.0", to: "3.84.0" });
+});
+
+test("targets without pulpcore's pre-migrate AppStatus cleanup get it in the Job, before migrate", async () => {
+  const script = async (image: string) => {
+    const { run } = await runDev({ pulpcoreVersion: "3.87.1", idle: false }, { "pulp:image": image });
+    return run.ofType("kubernetes:batch/v1:Job")[0].inputs.spec.template.spec.containers[0]
+      .command[2] as string;
+  };
+  const old = await script("quay.io/pulp/pulp-minimal:3.89.2");
+  expect(old).toContain("DELETE FROM core_appstatus WHERE last_heartbeat < now() - ttl");
+  expect(old.indexOf("core_appstatus")).toBeLessThan(old.indexOf("migrate --noinput"));
+  expect(await script("quay.io/pulp/pulp-minimal:3.91.0")).not.toContain("core_appstatus");
+});
+
 test("the same upgrade runs once the install is idle", async () => {
-  const { run, outputs } = await runDev({ pulpcoreVersion: "3.84.0", idle: true }, { "pulp:idle": "true" });
-  expect(outputs).toMatchObject({ pulpcoreVersion: "3.85.0", idle: true });
+  const { run, outputs } = await runDev(
+    { pulpcoreVersion: "3.84.0", idle: true },
+    { ...GUARDED, "pulp:idle": "true" },
+  );
+  expect(outputs).toMatchObject({ pulpcoreVersion: "3.87.0", idle: true });
   const deployments = run.ofType("kubernetes:apps/v1:Deployment");
   expect(deployments.map((d) => d.inputs.spec.replicas)).toEqual(deployments.map(() => 0));
   expect(run.ofType("kubernetes:batch/v1:Job")).toHaveLength(1);

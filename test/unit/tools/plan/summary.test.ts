@@ -109,24 +109,22 @@ test("rolling upgrade 3.85.0 -> 3.85.1: the Pulp Deployments roll for the image,
     });
   }
   expect(a.migration).toBeDefined();
-  // The version label changes on the PVC, the database and the keys: an update in place, not a risk.
+  // The version label is only on what runs Pulp: an upgrade touches no object that holds data.
   expect(a.dataRisks).toEqual([]);
-  expect(a.dataUpdates.map((u) => u.kind)).toEqual(
-    expect.arrayContaining(["PersistentVolumeClaim", "Cluster", "DataVolume", "Namespace", "Secret"]),
-  );
+  expect(a.dataUpdates).toEqual([]);
   expect(report("rolling-upgrade")).toContain("Rolling, no downtime");
 });
 
-test("an upgrade across a RequireVersion floor (3.85.0 -> 3.87.0): the StopTheWorld step, as downtime in plain words", () => {
+test("an upgrade that ships a guarded migration (3.85.0 -> 3.89.0): the StopTheWorld step, as downtime in plain words", () => {
   const a = facts("stop-the-world");
   expect(a.failed).toBe(false);
   expect(a.upgrade).toMatchObject({
     kind: "stop-the-world",
     stopTheWorld: {
       from: "3.85.0",
-      to: "3.87.0",
-      floor: "3.87.0",
-      migrations: "core 0143, 0144",
+      to: "3.89.0",
+      floor: "core 3.87.0",
+      migrations: "core 0143_require_app_lock_zdu (3.89.0)",
       heartbeatTtlSeconds: 120,
       namespace: "pulp-fixtures",
       deployments: PULP,
@@ -135,7 +133,7 @@ test("an upgrade across a RequireVersion floor (3.85.0 -> 3.87.0): the StopTheWo
     },
   });
   // The program's own warning, without its severity prefix.
-  expect(a.upgrade?.text).toMatch(/^upgrade 3.85.0 -> 3.87.0 NEEDS DOWNTIME/);
+  expect(a.upgrade?.text).toMatch(/^upgrade 3.85.0 -> 3.89.0 NEEDS DOWNTIME/);
   expect(a.rolls.map((r) => r.name).sort()).toEqual(PULP);
   expect(a.migration).toBeDefined();
   expect(a.otherChanges.filter((c) => /stop-the-world/.test(c))).toEqual([]);
@@ -143,7 +141,7 @@ test("an upgrade across a RequireVersion floor (3.85.0 -> 3.87.0): the StopTheWo
   expect(md.split("\n")[0]).toContain(" upgrade=stop-the-world downtime=yes ");
   expect(md).toContain("## Pulp preview: upgrade with downtime");
   expect(md).toContain(
-    "**Downtime.** Upgrading pulpcore 3.85.0 -> 3.87.0 crosses the RequireVersion floor 3.87.0: migrations core 0143, 0144",
+    "**Downtime.** Upgrading pulpcore 3.85.0 -> 3.89.0 needs every old process stopped first: migrations core 0143_require_app_lock_zdu (3.89.0) need every process at core 3.87.0 or later",
   );
   expect(md).toContain(
     "This update stops `pulp-api`, `pulp-content`, `pulp-worker` in `pulp-fixtures`, waits until their pods are gone and 120 s more",
