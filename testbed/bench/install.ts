@@ -26,24 +26,17 @@ function usedBytes(): number {
   return (kib("MemTotal") - kib("MemAvailable")) * 1024;
 }
 
-/** The recorded cold build seconds of every cached image (and the base rootfs they share). */
+/** The recorded cold build seconds of the images in use (testbed/images: meta.json) and of their base. */
 function imageBuildSeconds(): string[] {
-  const index = JSON.parse(fs.readFileSync(path.join(CACHE, "index.json"), "utf8")) as Record<
-    string,
-    unknown
-  >;
-  const lines: string[] = [];
-  for (const kind of ["base", ...fs.readdirSync(path.join(CACHE, "images"))]) {
-    const root = kind === "base" ? path.join(CACHE, "base") : path.join(CACHE, "images", kind);
-    if (!fs.existsSync(root)) continue;
-    for (const key of fs.readdirSync(root)) {
-      const meta = path.join(root, key, "meta.json");
-      if (!fs.existsSync(meta)) continue;
-      const m = JSON.parse(fs.readFileSync(meta, "utf8")) as { name?: string; seconds?: number };
-      if (m.name && !(m.name in index)) continue; // an older build, no longer the one in use
-      if (m.seconds !== undefined)
-        lines.push(`image_build_seconds_${m.name ?? `${kind}_${key}`} ${m.seconds}`);
-    }
+  const read = (file: string) => JSON.parse(fs.readFileSync(file, "utf8"));
+  const index = read(path.join(CACHE, "index.json")) as Record<string, string>;
+  const lines = Object.entries(index).map(([name, dir]) => {
+    const meta = read(path.join(dir, "meta.json")) as { buildSeconds: number; archiveSeconds: number };
+    return `image_build_seconds_${name.replace(/^localhost\//, "")} ${Math.round(meta.buildSeconds + meta.archiveSeconds)}`;
+  });
+  for (const key of fs.readdirSync(path.join(CACHE, "base"))) {
+    const done = path.join(CACHE, "base", key, "done.json");
+    if (fs.existsSync(done)) lines.push(`image_build_seconds_base_rootfs_${key} ${read(done).seconds}`);
   }
   return lines;
 }
