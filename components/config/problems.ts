@@ -1,5 +1,3 @@
-import * as pulumi from "@pulumi/pulumi";
-
 export const CONFIG_NAMESPACE = "pulp";
 
 /** One thing wrong with the stack config: where, what was given, what is allowed, how to fix it. */
@@ -12,10 +10,12 @@ export interface ConfigProblem {
 }
 
 /**
- * Every problem with the config at once. A RunError, so Pulumi prints the message without a stack trace:
- * a typo in the stack config is not a bug in the program.
+ * Every problem with the config at once. A RunError to Pulumi, so it prints the message without a stack
+ * trace: a typo in the stack config is not a bug in the program. Pulumi recognises RunErrors by this marker
+ * (errors.js `RunError.isInstance`), which spares the validation kit, and its tests, loading the SDK.
  */
-export class ConfigError extends pulumi.RunError {
+export class ConfigError extends Error {
+  readonly __pulumiRunError = true;
   constructor(readonly problems: ConfigProblem[]) {
     super(formatProblems(problems));
     this.name = "ConfigError";
