@@ -1,6 +1,5 @@
 // How to get from the deployed Pulp release to the configured one. Pure: the version sources, the
 // migration table (migrations.ts) and the orchestration are elsewhere.
-import * as pulumi from "@pulumi/pulumi";
 import { compareVersions, parseVersion, Version } from "../config/formats";
 import { UPGRADE_REFUSED_MARKER, UpgradeKind } from "../contract";
 import {
@@ -79,8 +78,12 @@ export type UpgradePlan =
 const _kindsInContract: UpgradeKind = "" as UpgradePlan["kind"];
 void _kindsInContract;
 
-/** An upgrade Pulp does not support; raised before anything is touched. Tools find it by the marker. */
-export class UpgradeRefused extends pulumi.RunError {
+/**
+ * An upgrade Pulp does not support; raised before anything is touched. Tools find it by the marker. A
+ * RunError by Pulumi's own marker, as ConfigError is: printed without a stack trace, and no SDK loaded here.
+ */
+export class UpgradeRefused extends Error {
+  readonly __pulumiRunError = true;
   constructor(message: string) {
     super(`${UPGRADE_REFUSED_MARKER} ${message}`);
     this.name = "UpgradeRefused";

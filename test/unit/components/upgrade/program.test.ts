@@ -4,6 +4,8 @@ import { kwokStackConfig } from "../../helpers/configs";
 import { TYPES } from "../../../../components/contract";
 import * as pulumi from "@pulumi/pulumi";
 import { promiseOf, runWithMocks } from "../../helpers/pulumiMocks";
+import { ConfigError } from "../../../../components/config/problems";
+import { UpgradeRefused } from "../../../../components/upgrade/plan";
 
 async function runDev(deployedOutputs: Record<string, unknown>, changes: Record<string, unknown> = {}) {
   // The kwok scenarios' install (pulpcore 3.85.0 tags): upgrade plans depend only on versions.
@@ -123,4 +125,9 @@ test("the same upgrade runs once the install is idle", async () => {
   const deployments = run.ofType("kubernetes:apps/v1:Deployment");
   expect(deployments.map((d) => d.inputs.spec.replicas)).toEqual(deployments.map(() => 0));
   expect(run.ofType("kubernetes:batch/v1:Job")).toHaveLength(1);
+});
+
+test("the program's refusals are RunErrors to Pulumi's runtime (printed without a stack trace)", () => {
+  expect(pulumi.RunError.isInstance(new UpgradeRefused("x"))).toBe(true);
+  expect(pulumi.RunError.isInstance(new ConfigError([]))).toBe(true);
 });
