@@ -18,6 +18,7 @@ import {
 } from "../../testbed/harness";
 import { rolloutOrder, startSampler, stopSamplers } from "../../testbed/bench/sampler";
 import { HEARTBEAT_TTL_SECONDS } from "../../components/upgrade/plan";
+import { UPGRADE_REFUSED_MARKER } from "../../components/contract";
 
 jest.setTimeout(20 * 60 * 1000);
 
@@ -241,4 +242,26 @@ test("maintenance stops the workers only: api and content keep serving and do no
   mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
   expect(replicas()).toMatchObject({ "pulp-worker": 2 });
   expect(revisions(NS)).toEqual(before);
+});
+
+test("an upgrade over core's squash purge is refused in preview, naming the release to stop at; nothing changes", () => {
+  const stack = "e2e-waypoint";
+  const namespace = "pulp-e2e-waypoint";
+  freshStack(stack, { ...BASE, namespace, image: image("3.60.0") });
+  try {
+    mustPulumi(stack, ["up", "--yes", "--skip-preview"]);
+    const before = revisions(namespace);
+    writeStackConfig(stack, { ...BASE, namespace, image: image("3.85.0") });
+    const preview = pulumi(stack, ["preview", "--diff"]);
+    expect(preview.code).not.toBe(0);
+    const output = `${preview.stdout}${preview.stderr}`;
+    expect(output).toContain(UPGRADE_REFUSED_MARKER);
+    expect(output).toMatch(/Stop at core 3\.84\.\d+ first/);
+    const up = pulumi(stack, ["up", "--yes", "--skip-preview"]);
+    expect(up.code).not.toBe(0);
+    expect(revisions(namespace)).toEqual(before);
+  } finally {
+    pulumi(stack, ["destroy", "--yes", "--skip-preview", "--exclude-protected"]);
+    dropStack(stack, namespace);
+  }
 });
