@@ -51,8 +51,10 @@ spec:
                 initdb -D "$PGDATA" -U postgres --auth-local=trust --auth-host=scram-sha-256 --pwfile=/tmp/pw
                 rm /tmp/pw
                 echo "host all all all scram-sha-256" >> "$PGDATA/pg_hba.conf"
-                pg_ctl -D "$PGDATA" -o "-c listen_addresses='' -c unix_socket_directories=/tmp" -w start
-                psql -h /tmp -U postgres -v ON_ERROR_STOP=1 -c "CREATE ROLE pulp LOGIN PASSWORD '$PASSWORD'" -c "CREATE DATABASE pulp OWNER pulp"
+                # The first start listens on a socket of its own: readiness (pg_isready on /tmp) waits for the real server.
+                mkdir -p /tmp/init
+                pg_ctl -D "$PGDATA" -o "-c listen_addresses='' -c unix_socket_directories=/tmp/init" -w start
+                psql -h /tmp/init -U postgres -v ON_ERROR_STOP=1 -c "CREATE ROLE pulp LOGIN PASSWORD '$PASSWORD'" -c "CREATE DATABASE pulp OWNER pulp"
                 pg_ctl -D "$PGDATA" -m fast -w stop
               fi
               exec postgres -D "$PGDATA" -c listen_addresses='*' -c unix_socket_directories=/tmp
