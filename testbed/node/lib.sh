@@ -97,25 +97,5 @@ nwait() { # process, timeout seconds, what, command...
   done
 }
 
-# Free ports on 127.0.0.1 below the ephemeral range (health and metrics endpoints).
-npick_ports() { # count
-  python3 - "$1" <<'EOF'
-import random, socket, sys
-lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-hi = lo if lo > 21000 else 32768
-ports = []
-while len(ports) < int(sys.argv[1]):
-    p = random.randrange(20000, hi)
-    if p in ports:
-        continue
-    s = socket.socket()
-    try:
-        s.bind(("127.0.0.1", p))
-        ports.append(p)
-    except OSError:
-        pass
-    finally:
-        s.close()
-print(" ".join(map(str, ports)))
-EOF
-}
+# Free ports on 127.0.0.1 (health and metrics endpoints), picked as the cluster picks its own.
+npick_ports() { python3 "$HERE/../cluster/free-ports.py" "$1"; } # count

@@ -4,28 +4,7 @@
 
 PORT_NAMES=(ETCD_PORT ETCD_PEER_PORT APISERVER_PORT KCM_PORT SCHEDULER_PORT KWOK_PORT)
 
-# Below the ephemeral range, so outgoing connections cannot grab a port between pick and bind.
-pick_ports() {
-  python3 - "${#PORT_NAMES[@]}" <<'EOF'
-import random, socket, sys
-lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-hi = lo if lo > 21000 else 32768
-ports = []
-while len(ports) < int(sys.argv[1]):
-    p = random.randrange(20000, hi)
-    if p in ports:
-        continue
-    s = socket.socket()
-    try:
-        s.bind(("127.0.0.1", p))
-        ports.append(p)
-    except OSError:
-        pass
-    finally:
-        s.close()
-print(" ".join(map(str, ports)))
-EOF
-}
+pick_ports() { python3 "$HERE/free-ports.py" "${#PORT_NAMES[@]}"; }
 
 port_free() { python3 -c 'import socket,sys; socket.socket().bind(("127.0.0.1", int(sys.argv[1])))' "$1" 2>/dev/null; }
 
