@@ -3,6 +3,8 @@ import * as fs from "fs";
 import * as path from "path";
 import * as yaml from "js-yaml";
 import { decode } from "../../../components/config/load";
+import { parseConfig } from "../../../components/config/parse";
+import { ConfigError } from "../../../components/config/problems";
 
 export const REPO = path.resolve(__dirname, "../../..");
 
@@ -38,3 +40,14 @@ export const MINIMAL: Record<string, unknown> = {
   contentOrigin: "https://pulp.example.com",
   database: { cloudnativepg: {} },
 };
+
+/** The problems parseConfig reports for MINIMAL with `changes` (raw keys), as "key: message"; [] when valid. */
+export function problemsOf(changes: Record<string, unknown>): string[] {
+  try {
+    parseConfig({ ...MINIMAL, ...changes });
+    return [];
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    return e.problems.map((p) => `${p.key}: ${p.message}`);
+  }
+}

@@ -1,10 +1,8 @@
 // Unit: `pulp:trustedCa` validated as plain parseConfig calls, then rendered under Pulumi mocks
 // (test/unit/helpers/pulumiMocks.ts). The real proof (Pulp syncing from an HTTPS server with a
 // self-signed CA) is test/e2e/real/trustedCa.test.ts.
-import { ConfigError } from "../../../../components/config/problems";
-import { parseConfig } from "../../../../components/config/parse";
 import { CONFIG_HASH_ANNOTATION } from "../../../../components/contract";
-import { MINIMAL } from "../../helpers/configs";
+import { MINIMAL, problemsOf } from "../../helpers/configs";
 import { DEPLOYMENT, JOB, podSpecs, render } from "../../helpers/render";
 
 // A throwaway self-signed CA made for this test (its key was never kept).
@@ -20,14 +18,7 @@ hkjOPQQDAgNIADBFAiAgn6TvjNpfZRmtuJtnbZDYA7V6z7HqktR845PfugkPRQIh
 ALaLeDNdCkcyb/gLAnijwI+7T2kHp4zsPd3ZCsBkcftT
 -----END CERTIFICATE-----`;
 
-const problems = (trustedCa: unknown) => {
-  try {
-    parseConfig({ ...MINIMAL, trustedCa });
-    return [];
-  } catch (e) {
-    return (e as ConfigError).problems.map((p) => `${p.key}: ${p.message}`);
-  }
-};
+const problems = (trustedCa: unknown) => problemsOf({ trustedCa });
 
 const byName = (list: any[] | undefined, name: string) => list?.find((x) => x.name === name);
 

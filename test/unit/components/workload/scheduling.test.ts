@@ -1,9 +1,7 @@
 // Unit: what every pod shares, `pulp:scheduling` and `pulp:imagePullSecrets`, validated as plain parseConfig
 // calls (no mocks), then rendered under Pulumi mocks (test/unit/helpers/pulumiMocks.ts): every pod the
 // program creates, and the CloudNativePG Cluster, get it.
-import { ConfigError } from "../../../../components/config/problems";
-import { parseConfig } from "../../../../components/config/parse";
-import { MINIMAL } from "../../helpers/configs";
+import { MINIMAL, problemsOf } from "../../helpers/configs";
 import { CNPG, podSpecs, render } from "../../helpers/render";
 
 /** What the kwok scenarios of the test bed set: simulated nodes carry this taint and label. */
@@ -12,14 +10,7 @@ const KWOK = {
   tolerations: [{ key: "kwok.x-k8s.io/node", operator: "Equal", value: "fake", effect: "NoSchedule" }],
 };
 
-const problems = (scheduling: unknown) => {
-  try {
-    parseConfig({ ...MINIMAL, scheduling });
-    return [];
-  } catch (e) {
-    return (e as ConfigError).problems.map((p) => `${p.key}: ${p.message}`);
-  }
-};
+const problems = (scheduling: unknown) => problemsOf({ scheduling });
 
 test("every pod and the database Cluster get nodeSelector and tolerations", async () => {
   const run = await render({
@@ -128,13 +119,6 @@ test("image pull secrets reach every pod (the migration Job, Redis and web inclu
 });
 
 test("an image pull secret that is no Secret name is named with the rule", () => {
-  const [problem] = (() => {
-    try {
-      parseConfig({ ...MINIMAL, imagePullSecrets: ["ok", "Bad_Name"] });
-      return [];
-    } catch (e) {
-      return (e as ConfigError).problems.map((p) => `${p.key}: ${p.message}`);
-    }
-  })();
+  const [problem] = problemsOf({ imagePullSecrets: ["ok", "Bad_Name"] });
   expect(problem).toMatch(/^pulp:imagePullSecrets\[1\]: must be a DNS-1123 subdomain/);
 });
