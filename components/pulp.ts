@@ -30,7 +30,7 @@ import { TrustedCa, trusting } from "./trust/trustedCa";
 import { Workload } from "./workload/workload";
 import { Deployed } from "./upgrade/deployed";
 import { KubeTarget } from "./upgrade/kubeApi";
-import { needsAppStatusCleanup, UpgradePlan } from "./upgrade/plan";
+import { needsAppStatusCleanup, rollOrder, UpgradePlan } from "./upgrade/plan";
 import { StopTheWorld } from "./upgrade/stopTheWorld";
 import { decideUpgrade } from "./upgrade/upgrade";
 
@@ -268,7 +268,17 @@ export class Pulp extends pulumi.ComponentResource {
       if (config.maintenance && process === "worker") return 0;
       return config[process].replicas;
     };
-    for (const process of PULP_PROCESSES) {
+    // Workers before the task dispatchers in an upgrade, after them in a downgrade (plan.ts rollOrder).
+    const order = rollOrder(plan);
+    const waitFor = (process: PulpProcess): pulumi.Resource[] => {
+      if (order === "workers-first" && process !== "worker") return [this.workloads.worker!.deployment];
+      if (order === "workers-last" && process === "worker")
+        return [this.workloads.api!.deployment, this.workloads.content!.deployment];
+      return [];
+    };
+    const creation: PulpProcess[] =
+      order === "workers-first" ? ["worker", "api", "content"] : [...PULP_PROCESSES];
+    for (const process of creation) {
       const component = config[process];
       this.workloads[process] = new Workload(
         `${name}-${process}`,
@@ -302,7 +312,7 @@ export class Pulp extends pulumi.ComponentResource {
             ],
             volumes: [...pulpVolumes(runtime), ...(trust?.volumes ?? [])],
           },
-          after: [this.migration.job],
+          after: [this.migration.job, ...waitFor(process)],
         },
         child,
       );

@@ -117,6 +117,18 @@ const label = (m: Migration) => `${m.app} ${m.name}`;
  * Plugin rows count when both plugin versions are known, or when the deployed pulpcore proves the
  * deployed plugin new enough (metByCore); the others are named in the summary as not checked.
  */
+/**
+ * Which Pulp processes roll first in a rolling upgrade. A pulpcore worker runs only tasks whose
+ * dispatching process (api or content) is not newer than itself (tasking/worker.py `is_compatible`): a
+ * task from a new api pod waits while only old workers run. Measured on real Pulp before this order
+ * existed: an upload task waited over 120 s in a roll from 3.122.2 to 3.123.1. So an upgrade rolls the workers
+ * first and a patch downgrade last; any other update rolls everything at once.
+ */
+export function rollOrder(plan: UpgradePlan): "workers-first" | "workers-last" | "together" {
+  if (plan.kind !== "rolling") return "together";
+  return below(plan.to, plan.from) ? "workers-last" : "workers-first";
+}
+
 export function planUpgrade(
   deployed: string | undefined,
   target: string,

@@ -67,6 +67,48 @@ test("a rolling upgrade has no stop-the-world step", async () => {
   expect(run.ofType(TYPES.stopTheWorld)).toHaveLength(0);
 });
 
+// A worker runs only tasks from processes no newer than itself (pulpcore tasking/worker.py is_compatible):
+// an upgrade rolls the workers before the api and content, a patch downgrade after them. No version change
+// (a settings change) and the start after a stop-the-world roll everything at once.
+test.each([
+  [
+    "an upgrade",
+    "3.85.0",
+    "3.85.1",
+    { apiAfterWorker: true, contentAfterWorker: true, workerAfterBoth: false },
+  ],
+  [
+    "a patch downgrade",
+    "3.85.1",
+    "3.85.0",
+    { apiAfterWorker: false, contentAfterWorker: false, workerAfterBoth: true },
+  ],
+  [
+    "no version change",
+    "3.85.0",
+    "3.85.0",
+    { apiAfterWorker: false, contentAfterWorker: false, workerAfterBoth: false },
+  ],
+  [
+    "a stop-the-world",
+    "3.84.0",
+    "3.87.0",
+    { apiAfterWorker: false, contentAfterWorker: false, workerAfterBoth: false },
+  ],
+])("roll order for %s (%s -> %s)", async (_what, from, to, expected) => {
+  const { run } = await runDev(
+    { pulpcoreVersion: from, idle: false },
+    { "pulp:image": `quay.io/pulp/pulp-minimal:${to}` },
+  );
+  const urn = (name: string) => run.k8s("Deployment", name).urn;
+  const on = (name: string) => [...run.dependenciesOf(run.k8s("Deployment", name))];
+  expect({
+    apiAfterWorker: on("pulp-api").includes(urn("pulp-worker")),
+    contentAfterWorker: on("pulp-content").includes(urn("pulp-worker")),
+    workerAfterBoth: [urn("pulp-api"), urn("pulp-content")].every((u) => on("pulp-worker").includes(u)),
+  }).toEqual(expected);
+});
+
 test("the stop waits for the TTLs the migration Job's own settings give", async () => {
   const { run } = await runDev(
     { pulpcoreVersion: "3.84.0", idle: false },
