@@ -126,7 +126,15 @@ export class MigrationJob extends pulumi.ComponentResource {
     this.job = new k8s.batch.v1.Job(
       name,
       {
-        metadata: { name: this.jobName, namespace: args.namespace, labels: podLabels },
+        metadata: {
+          name: this.jobName,
+          namespace: args.namespace,
+          labels: podLabels,
+          // A failed migration is run again by the next `up` once its cause is fixed (a lock released, a
+          // database back), instead of the provider awaiting the same failed Job again: same name, so the
+          // provider deletes it before it creates the new one.
+          annotations: { "pulumi.com/replaceUnready": "true" },
+        },
         spec: {
           backoffLimit: args.backoffLimit,
           template: {

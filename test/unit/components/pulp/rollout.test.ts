@@ -89,3 +89,10 @@ test("a new image or new settings get a new migration Job; replicas do not", asy
   expect(await jobName({ ...BASE, image: "quay.io/pulp/pulp-minimal:3.86.0" })).not.toBe(base);
   expect(await jobName({ ...BASE, contentOrigin: "https://other.example.com" })).not.toBe(base);
 });
+
+// Without it the provider awaits the same failed Job on every later `up`, and a fixed cause never
+// migrates (pulumi-kubernetes #856); the real rolling-upgrade test runs the retry.
+test("a failed migration Job is replaced by the next update, not awaited again", async () => {
+  const [job] = (await render(BASE)).ofType(JOB);
+  expect(job.inputs.metadata.annotations).toEqual({ "pulumi.com/replaceUnready": "true" });
+});
