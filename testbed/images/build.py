@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Builds the test bed's container images from Debian packages and PyPI, cached by content hash.
 
-    build.py build [IMAGE ...] [--pulpcore VERSION]   build (or reuse) images; prints their names
+    build.py build [IMAGE ...] [--pulpcore VERSION ...]  build (or reuse) images; prints their names
     build.py import --address SOCK [--ctr ctr]        ctr -n k8s.io images import every built image
     build.py list                                     built images: name, archive, sizes
     build.py base-path                                the shared base rootfs (built if missing)
 
-IMAGE is pulp-minimal, pulp-web, redis or postgresql (default: all). The cache is
+IMAGE is pulp-minimal, pulp-web, redis or postgresql (default: all). With several --pulpcore, the Pulp
+images are built for each release (the first is the default; the others are the releases the real
+upgrade tests start from) and Redis and PostgreSQL once. The cache is
 ${PULP_IMAGE_CACHE:-$HOME/.cache/pulp-pulumi-images}: base/<key>/ and images/<image>/<key>/, where
 key hashes every input (recipe, helpers, assets, lock file, versions, Debian suite, mirror and the
 suite's Release date). Same inputs: nothing is rebuilt.
@@ -231,7 +233,7 @@ def main(argv):
     sub = p.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build")
     b.add_argument("images", nargs="*", default=[], help=" ".join(IMAGES))
-    b.add_argument("--pulpcore", default=os.environ.get("PULPCORE_VERSION", DEFAULT_PULPCORE))
+    b.add_argument("--pulpcore", action="append", help=f"a pulpcore release (repeatable; default {DEFAULT_PULPCORE})")
     b.add_argument("--json", action="store_true", help="print the metadata as JSON")
     i = sub.add_parser("import")
     i.add_argument("--address", required=True, help="containerd socket")
@@ -247,9 +249,15 @@ def main(argv):
         bad = [x for x in a.images if x not in IMAGES]
         if bad:
             sys.exit(f"unknown image {bad}; choose from {IMAGES}")
-        bld = Build(a.pulpcore)
-        metas = [bld.image(img) for img in (a.images or IMAGES)]
-        index_update(metas)
+        releases = a.pulpcore or [os.environ.get("PULPCORE_VERSION", DEFAULT_PULPCORE)]
+        wanted = a.images or IMAGES
+        metas = []
+        for n, release in enumerate(releases):
+            bld = Build(release)
+            for img in wanted:
+                if n == 0 or img in ("pulp-minimal", "pulp-web"):
+                    metas.append(bld.image(img))
+                    index_update(metas[-1:])  # a later failure keeps what was built findable
         log(f"done in {time.time() - t0:.1f} s; peak child RSS {peak_rss_kib() // 1024} MiB")
         if a.json:
             print(json.dumps(metas, indent=2))

@@ -5,22 +5,30 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { REPO, STATE, toolchainBin } from "../local/environment";
+import { DATABASE_HOST } from "./database";
 
 const CACHE = process.env.PULP_IMAGE_CACHE ?? path.join(os.homedir(), ".cache", "pulp-pulumi-images");
 
-/** The image names testbed/images built, by kind; fails naming the build command when one is missing. */
-export function localImages(): { pulp: string; web: string; redis: string; postgresql: string } {
+function builtNames(): { index: string; names: string[] } {
   const index = path.join(CACHE, "index.json");
-  const names = fs.existsSync(index) ? Object.keys(JSON.parse(fs.readFileSync(index, "utf8"))) : [];
+  return {
+    index,
+    names: fs.existsSync(index) ? Object.keys(JSON.parse(fs.readFileSync(index, "utf8"))) : [],
+  };
+}
+
+/** Tags compared as versions (3.123.1 after 3.85.34), so the newest build is the one a name-less caller gets. */
+const byVersion = (a: string, b: string) => a.localeCompare(b, "en", { numeric: true });
+
+/** The image names testbed/images built, by kind (the newest of each); fails naming the build command when one is missing. */
+export function localImages(): { pulp: string; web: string; redis: string; postgresql: string } {
+  const { index, names } = builtNames();
   const find = (repo: string) => {
     const name = names
       .filter((n) => n.startsWith(`localhost/${repo}:`))
-      .sort()
+      .sort(byVersion)
       .pop();
-    if (!name)
-      throw new Error(
-        `no local image localhost/${repo}:* in ${index}; build it: python3 testbed/images/build.py build`,
-      );
+    if (!name) throw new Error(`no local image localhost/${repo}:* in ${index}; build it: npm run images`);
     return name;
   };
   return {
@@ -28,6 +36,36 @@ export function localImages(): { pulp: string; web: string; redis: string; postg
     web: find("pulp-web"),
     redis: find("redis"),
     postgresql: find("postgresql"),
+  };
+}
+
+/** `name` if testbed/images built it; otherwise fails naming the command that builds it. */
+export function requireLocalImage(name: string): string {
+  const { index, names } = builtNames();
+  if (!names.includes(name)) {
+    throw new Error(
+      `no local image ${name} in ${index}; build it: npm run images (package.json lists the releases)`,
+    );
+  }
+  return name;
+}
+
+/**
+ * Stack config for a real-node install of one pulpcore release (the images testbed/images built for it) on
+ * the test bed's PostgreSQL: two api, two content and two pulp-web pods, so one can go while the other
+ * serves, and one worker. Small requests: everything fits one 2-core node with a rollout's surge.
+ */
+export function releaseConfig(namespace: string, database: string, release: string): Record<string, unknown> {
+  const small = { requests: { cpu: "50m", memory: "256Mi" }, limits: { memory: "1Gi" } };
+  return {
+    namespace,
+    contentOrigin: `http://pulp-web.${namespace}.svc.cluster.local:8080`,
+    image: requireLocalImage(`localhost/pulp-minimal:${release}`),
+    web: { enabled: true, replicas: 2, image: requireLocalImage(`localhost/pulp-web:${release}`) },
+    api: { replicas: 2, resources: small },
+    content: { replicas: 2, resources: small },
+    worker: { replicas: 1, terminationGracePeriodSeconds: 60, resources: small },
+    database: { external: { host: DATABASE_HOST, name: database, sslmode: "disable" } },
   };
 }
 
