@@ -1,63 +1,55 @@
-// npm run bench:upgrade — Pulp upgrades on the embedded cluster, measured while `pulumi up` runs, with the
-// ready endpoints of api, content and web sampled every 100 ms (and the pods, for the rollout order):
-//   1. install 3.84.0;
-//   2. 3.84.0 -> 3.87.0 ships core 0140, guarded for 3.85: stop-the-world (stop, TTL, migrate, start);
-//   3. 3.87.0 -> 3.87.1: rolling, with pods that take 4 s to become ready.
-// One figure a line.
+// npm run bench:upgrade — real Pulp upgrades on the real node, under client traffic from the load generator
+// (testbed/real/load.ts: status GETs, downloads, uploads that run tasks, through pulp-web's ClusterIP):
+//   1. rolling 3.121.3 -> 3.123.1 (core 0161, no guard);
+//   2. stop-the-world 3.85.34 -> 3.89.2 (core 0143 needs every process at 3.87 or later).
+// Requests, failed requests, requests over 1 s, p50 and p99 before, during and after each `up`, and the
+// longest time with no successful request. One figure a line. Needs the images (`npm run images`) and
+// the cluster with its real node.
 import * as fs from "fs";
 import * as path from "path";
+import { mustPulumi } from "../harness";
 import { runMain, STATE } from "../local/environment";
-import { dropStack, freshStack, mustPulumi, pulumi, readiness, writeStackConfig } from "../harness";
-import { rolloutOrder, Samples, startSampler } from "./sampler";
+import { longestWithoutSuccess, reportLines } from "../real/loadReport";
+import { underLoad } from "../real/loadTarget";
+import { configureRelease, dropRelease, installRelease, ReleaseStack } from "../real/upgradeStack";
 
-const STACK = "bench";
-const NS = "pulp-bench";
-const SERVICES = ["pulp-api", "pulp-content", "pulp-web"];
-const short = (service: string) => service.replace("pulp-", "");
+const RELEASE_STACK: ReleaseStack = {
+  stack: "bench-upgrade",
+  namespace: "pulp-bench-upgrade",
+  database: "pulp_bench_upgrade",
+  password: "bench-upgrade-Zq8",
+};
 
-async function measured(name: string, out: string, config: Record<string, unknown>) {
-  writeStackConfig(STACK, config);
-  const file = path.join(out, `${name}.jsonl`);
-  const sampler = startSampler(NS, SERVICES, file);
-  const up = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
-  const samples: Samples = await sampler.stop();
-  return { up, samples, text: fs.readFileSync(file, "utf8") };
+async function measure(name: string, from: string, to: string, out: string): Promise<string[]> {
+  try {
+    const { target, seconds } = await installRelease(RELEASE_STACK, from);
+    configureRelease(RELEASE_STACK, to);
+    const run = await underLoad(target, out, name, () =>
+      mustPulumi(RELEASE_STACK.stack, ["up", "--yes", "--skip-preview"]),
+    );
+    const outage = longestWithoutSuccess(run.records, run.during[0], run.during[1] + 30_000);
+    return [
+      `${name}_from ${from}`,
+      `${name}_to ${to}`,
+      `${name}_install_seconds ${seconds.toFixed(1)}`,
+      `${name}_upgrade_seconds ${run.result.seconds.toFixed(1)}`,
+      ...reportLines(`${name}_`, run.report),
+      `${name}_longest_without_success_ms ${outage.ms}`,
+    ];
+  } finally {
+    dropRelease(RELEASE_STACK);
+  }
 }
 
 async function bench(): Promise<number> {
-  const out = path.join(STATE, "bench");
+  const out = path.join(STATE, "bench-upgrade");
   fs.mkdirSync(out, { recursive: true });
-  const release = (version: string, extra: Record<string, unknown> = {}) => ({
-    namespace: NS,
-    image: `quay.io/pulp/pulp-minimal:${version}`,
-    ...extra,
-  });
-  freshStack(STACK, release("3.84.0"));
-  try {
-    const install = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
-    const stop = await measured("stop-the-world", out, release("3.87.0"));
-    const slow = readiness("slow", "4s");
-    const rolling = await measured("rolling", out, release("3.87.1", { api: slow, content: slow }));
-    const lines = [
-      `install_seconds ${install.seconds.toFixed(1)}`,
-      `stop_the_world_upgrade_seconds ${stop.up.seconds.toFixed(1)}`,
-      ...SERVICES.map((s) => `stop_the_world_zero_ready_ms_${short(s)} ${stop.samples.longestGapMs[s]}`),
-      `rolling_upgrade_seconds ${rolling.up.seconds.toFixed(1)}`,
-      `rolling_samples ${rolling.samples.count}`,
-      `rolling_sample_interval_ms_median ${rolling.samples.medianIntervalMs}`,
-      ...SERVICES.map((s) => `rolling_min_ready_endpoints_${short(s)} ${rolling.samples.minReady[s]}`),
-      ...SERVICES.map((s) => `rolling_longest_zero_ready_ms_${short(s)} ${rolling.samples.longestGapMs[s]}`),
-      ...["api", "content"].map(
-        (c) =>
-          `rolling_old_pods_removed_before_new_ready_${c} ${rolloutOrder(rolling.text, c).violations.length}`,
-      ),
-    ];
-    process.stdout.write(`${lines.join("\n")}\n`);
-    return 0;
-  } finally {
-    pulumi(STACK, ["destroy", "--yes", "--skip-preview", "--exclude-protected"]);
-    dropStack(STACK, NS);
-  }
+  const lines = [
+    ...(await measure("rolling", "3.121.3", "3.123.1", out)),
+    ...(await measure("stop_the_world", "3.85.34", "3.89.2", out)),
+  ];
+  process.stdout.write(`\n${lines.join("\n")}\n`);
+  return 0;
 }
 
 runMain(bench);

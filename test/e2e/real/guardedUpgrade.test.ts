@@ -1,0 +1,174 @@
+// Real Pulp on the real node: an upgrade across a real guard. 3.89.0 ships core 0143_require_app_lock_zdu,
+// RequireVersion("core", "3.87"): `migrate` refuses while a process older than 3.87 heartbeats. From
+// pulpcore's 3.85 line (3.85.34) to 3.89.2, first by hand (the new release's migration while the old one
+// runs: refused), then as planned: stop-the-world, under client traffic from the load generator through the
+// pulp-web Service's ClusterIP. 3.89.2 also lacks pulpcore's own stale-AppStatus cleanup, so the
+// migration Job runs the program's (components/migration/migrationJob.ts) for the first time on real Pulp.
+import * as fs from "fs";
+import * as path from "path";
+import { items, kubectl, kubectlTry, mustPulumi } from "../../../testbed/harness";
+import { STATE } from "../../../testbed/local/environment";
+import { pulpCli } from "../../../testbed/real/clients";
+import type { LoadTarget } from "../../../testbed/real/load";
+import { longestWithoutSuccess } from "../../../testbed/real/loadReport";
+import { underLoad } from "../../../testbed/real/loadTarget";
+import { requireLocalImage } from "../../../testbed/real/stack";
+import {
+  configureRelease,
+  dropRelease,
+  installRelease,
+  ReleaseStack,
+} from "../../../testbed/real/upgradeStack";
+import { readUpgradePlan } from "../../../components/contract";
+
+jest.setTimeout(40 * 60 * 1000);
+
+const RELEASE_STACK: ReleaseStack = {
+  stack: "real-guard",
+  namespace: "pulp-guard",
+  database: "pulp_guard",
+  password: "real-guard-Zq8",
+};
+const { stack: STACK, namespace: NS, password: PASSWORD } = RELEASE_STACK;
+const FROM = "3.85.34";
+const TO = "3.89.2";
+const ARTIFACTS = path.join(STATE, "real-guard");
+const timings: Record<string, number> = {};
+let target: LoadTarget;
+
+const coreVersion = () =>
+  pulpCli({ baseUrl: target.baseUrl, password: PASSWORD }, ["status"]).versions.find(
+    (v: { component: string }) => v.component === "core",
+  ).version;
+
+/** The program's migration Job (the newest, when an upgrade made a second). */
+const migrationJobs = () =>
+  items("jobs", NS)
+    .filter((j) => j.metadata.labels?.["app.kubernetes.io/component"] === "migration")
+    .sort((a, b) => Date.parse(a.metadata.creationTimestamp) - Date.parse(b.metadata.creationTimestamp));
+
+beforeAll(
+  async () => {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    const installed = await installRelease(RELEASE_STACK, FROM);
+    timings.installUp = installed.seconds;
+    target = installed.target;
+  },
+  15 * 60 * 1000,
+);
+
+afterAll(() => {
+  process.stdout.write(`real guarded-upgrade timings (s): ${JSON.stringify(timings)}\n`);
+  if (!process.env.PULP_KEEP_STACK) dropRelease(RELEASE_STACK);
+});
+
+test(`by hand, ${TO}'s migration refuses to run while ${FROM} heartbeats (core 0143 needs 3.87)`, () => {
+  expect(coreVersion()).toBe(FROM);
+  // What a user who runs the new release's migration by hand gets: the program's own Job, new image.
+  const [installed] = migrationJobs();
+  const template = installed.spec.template;
+  const image = requireLocalImage(`localhost/pulp-minimal:${TO}`);
+  const containers = (list: { image: string }[] = []) => list.map((c) => ({ ...c, image }));
+  const manual = {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: { name: "migrate-by-hand", namespace: NS },
+    spec: {
+      backoffLimit: 0,
+      template: {
+        metadata: { labels: { "app.kubernetes.io/name": "pulp-by-hand" } },
+        spec: {
+          ...template.spec,
+          initContainers: containers(template.spec.initContainers),
+          containers: containers(template.spec.containers),
+        },
+      },
+    },
+  };
+  kubectl(["apply", "-f", "-"], JSON.stringify(manual));
+  try {
+    const waited = kubectlTry([
+      "-n",
+      NS,
+      "wait",
+      "--for=condition=Failed",
+      "job/migrate-by-hand",
+      "--timeout=300s",
+    ]);
+    const log = kubectl(["-n", NS, "logs", "job/migrate-by-hand", "--all-containers"]);
+    fs.writeFileSync(path.join(ARTIFACTS, "migrate-by-hand.log"), log);
+    expect(waited.ok).toBe(true);
+    expect(log).toMatch(/Incompatible versions detected \(core >= 3\.87 needed\)/);
+    expect(log).toMatch(new RegExp(`'core'='${FROM.replace(/\./g, "\\.")}'`));
+  } finally {
+    kubectlTry(["-n", NS, "delete", "job", "migrate-by-hand", "--wait=true"]);
+  }
+  // The refusal came before anything of 3.89 that old code cannot take: the old release still serves.
+  expect(coreVersion()).toBe(FROM);
+});
+
+test(`the planned stop-the-world ${FROM} -> ${TO}: the preview names the guard, and the outage stays within its parts`, async () => {
+  configureRelease(RELEASE_STACK, TO);
+  const preview = mustPulumi(STACK, ["preview", "--json"]);
+  const plans = (JSON.parse(preview.stdout).diagnostics as { message: string }[])
+    .map((d) => readUpgradePlan(d.message))
+    .filter((p) => p !== undefined);
+  expect(plans).toEqual([
+    {
+      kind: "stop-the-world",
+      summary: expect.stringMatching(
+        /^upgrade 3\.85\.34 -> 3\.89\.2 NEEDS DOWNTIME: core 0143_require_app_lock_zdu \(in 3\.89\.0\) refuses to run while a process older than core 3\.87\.0 heartbeats\..* about 120 s plus/,
+      ),
+    },
+  ]);
+
+  const {
+    result: up,
+    records,
+    report,
+    during,
+  } = await underLoad(target, ARTIFACTS, "stop-the-world", () =>
+    mustPulumi(STACK, ["up", "--yes", "--skip-preview"]),
+  );
+  timings.stopTheWorldUp = up.seconds;
+  expect(coreVersion()).toBe(TO);
+
+  // The parts of the window, from the step's outputs and the API server's timestamps (whole seconds).
+  const state = JSON.parse(mustPulumi(STACK, ["stack", "export"]).stdout).deployment.resources;
+  const step = state.find(
+    (r: { urn: string; custom: boolean }) => r.urn.includes("pulp:upgrade:StopTheWorld$") && r.custom,
+  );
+  const { lastPodGoneAt, heartbeatsExpiredAt } = step.outputs;
+  const job = migrationJobs().pop();
+  const jobLog = kubectl(["-n", NS, "logs", `job/${job.metadata.name}`, "--all-containers"]);
+  fs.writeFileSync(path.join(ARTIFACTS, "migration-job.log"), jobLog);
+  const firstNewReady = Math.min(
+    ...items("pods", NS)
+      .filter((p) => /^pulp-(api|content)-/.test(p.metadata.name))
+      .map((p) =>
+        Date.parse(p.status.conditions.find((c: { type: string }) => c.type === "Ready").lastTransitionTime),
+      ),
+  );
+  const outage = longestWithoutSuccess(records, during[0], during[1] + 30_000);
+  const parts = {
+    stoppingMs: Date.parse(lastPodGoneAt) - outage.from,
+    ttlMs: Date.parse(heartbeatsExpiredAt) - Date.parse(lastPodGoneAt),
+    migrationMs: Date.parse(job.status.completionTime) - Date.parse(job.status.startTime),
+    startUpMs: firstNewReady - Date.parse(job.status.completionTime),
+  };
+  const bound = Object.values(parts).reduce((a, b) => a + b, 0);
+  timings.outageSeconds = outage.ms / 1000;
+  process.stdout.write(
+    `stop-the-world outage ${outage.ms} ms; parts ${JSON.stringify(parts)} = ${bound} ms\n`,
+  );
+  fs.writeFileSync(path.join(ARTIFACTS, "outage.json"), JSON.stringify({ outage, parts, bound }, null, 2));
+
+  // The stale-AppStatus cleanup ran before `migrate` (the old processes' rows were gone or deleted).
+  expect(jobLog).toMatch(/AppStatus rows past their TTL deleted: \d+/);
+  // Downtime happened, for at least the heartbeat TTL; and nothing idled between the parts: clients were
+  // served again within a few seconds of the first new pod being ready.
+  expect(outage.ms).toBeGreaterThanOrEqual(parts.ttlMs);
+  expect(outage.ms).toBeLessThanOrEqual(bound + 10_000);
+  // Before the stop and after the start, no request failed.
+  expect({ before: report.before.failures, after: report.after.failures }).toEqual({ before: [], after: [] });
+});

@@ -1,0 +1,131 @@
+// Real Pulp on the real node: a rolling upgrade between two real pulpcore releases (images built by
+// testbed/images from PyPI) that ships a migration and no guard, under client traffic from the load generator
+// (testbed/real/load.ts) through the pulp-web Service's ClusterIP (kube-proxy, as in-cluster clients):
+// status GETs, downloads of a distributed file, uploads that each run a task. First the migration fails on
+// a lock the database will not give, and the old release keeps serving; then it passes and the pods roll.
+import * as fs from "fs";
+import * as path from "path";
+import { items, mustPulumi, pulumi, revisions } from "../../../testbed/harness";
+import { STATE } from "../../../testbed/local/environment";
+import { Pulp, pulpCli } from "../../../testbed/real/clients";
+import { holdLock, psql } from "../../../testbed/real/database";
+import type { LoadTarget } from "../../../testbed/real/load";
+import type { PhaseReport } from "../../../testbed/real/loadReport";
+import { underLoad } from "../../../testbed/real/loadTarget";
+import {
+  configureRelease,
+  dropRelease,
+  installRelease,
+  ReleaseStack,
+} from "../../../testbed/real/upgradeStack";
+import { readUpgradePlan } from "../../../components/contract";
+
+jest.setTimeout(40 * 60 * 1000);
+
+const RELEASE_STACK: ReleaseStack = {
+  stack: "real-rolling",
+  namespace: "pulp-rolling",
+  database: "pulp_rolling",
+  password: "real-rolling-Zq8",
+};
+const { stack: STACK, namespace: NS, database: DATABASE, password: PASSWORD } = RELEASE_STACK;
+// 3.122.0 ships core 0161 (a nullable column on core_upstreampulp) and no guard: pulpcore allows running it
+// while 3.121 serves, so the planner must say rolling.
+const FROM = "3.121.3";
+const TO = "3.123.1";
+const ARTIFACTS = path.join(STATE, "real-rolling");
+const timings: Record<string, number> = {};
+let target: LoadTarget;
+
+const coreVersion = (pulp: Pulp) =>
+  pulpCli(pulp, ["status"]).versions.find((v: { component: string }) => v.component === "core").version;
+
+/** Traffic ran in every phase, and not one request or task failed. */
+function expectNoFailure(report: Record<string, PhaseReport>) {
+  for (const phase of Object.keys(report))
+    expect({ phase, busy: report[phase].requests > 20 }).toEqual({ phase, busy: true });
+  expect(Object.fromEntries(Object.entries(report).map(([phase, r]) => [phase, r.failures]))).toEqual({
+    before: [],
+    during: [],
+    after: [],
+  });
+}
+
+beforeAll(
+  async () => {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    const installed = await installRelease(RELEASE_STACK, FROM);
+    timings.installUp = installed.seconds;
+    target = installed.target;
+  },
+  15 * 60 * 1000,
+);
+
+afterAll(() => {
+  process.stdout.write(`real rolling-upgrade timings (s): ${JSON.stringify(timings)}\n`);
+  if (!process.env.PULP_KEEP_STACK) dropRelease(RELEASE_STACK);
+});
+
+test(`${FROM} -> ${TO} is planned rolling, naming no downtime`, () => {
+  expect(coreVersion({ baseUrl: target.baseUrl, password: PASSWORD })).toBe(FROM);
+  // As a user would: only the two image names change (the stack file keeps its encrypted admin password).
+  configureRelease(RELEASE_STACK, TO);
+  const preview = mustPulumi(STACK, ["preview", "--json"]);
+  const plans = (JSON.parse(preview.stdout).diagnostics as { message: string }[])
+    .map((d) => readUpgradePlan(d.message))
+    .filter((p) => p !== undefined);
+  expect(plans).toEqual([
+    {
+      kind: "rolling",
+      summary: expect.stringMatching(
+        /^upgrade 3\.121\.3 -> 3\.123\.1: migrate while 3\.121\.3 serves, then roll \(no downtime\)/,
+      ),
+    },
+  ]);
+});
+
+test("a migration the database refuses (a lock it will not give) fails `up`, and the old release serves on without a failed request", async () => {
+  const before = revisions(NS);
+  // Another session holds the table 0161 alters; the role's lock_timeout makes `migrate` give up after 10 s.
+  psql(`ALTER ROLE pulp IN DATABASE ${DATABASE} SET lock_timeout = '10s'`);
+  const lock = await holdLock(DATABASE, "core_upstreampulp");
+  try {
+    const { result: failed, report } = await underLoad(target, ARTIFACTS, "failed-migration", () =>
+      pulumi(STACK, ["up", "--yes", "--skip-preview"]),
+    );
+    timings.failedUp = failed.seconds;
+    expect(failed.code).not.toBe(0);
+    expect(failed.stdout + failed.stderr).toMatch(/lock timeout/);
+    expect(revisions(NS)).toEqual(before);
+    expect(coreVersion({ baseUrl: target.baseUrl, password: PASSWORD })).toBe(FROM);
+    expectNoFailure(report);
+  } finally {
+    lock.release();
+    psql(`ALTER ROLE pulp IN DATABASE ${DATABASE} RESET lock_timeout`);
+  }
+});
+
+test(`the rolling upgrade ${FROM} -> ${TO} under client traffic: workers first, and not one request or task fails`, async () => {
+  const before = revisions(NS);
+  const { result: up, report } = await underLoad(target, ARTIFACTS, "rolling", () =>
+    mustPulumi(STACK, ["up", "--yes", "--skip-preview"]),
+  );
+  timings.rollingUp = up.seconds;
+  // It really rolled, and Pulp reports the new release.
+  const after = revisions(NS);
+  for (const d of ["pulp-api", "pulp-content", "pulp-worker", "pulp-web"])
+    expect(after[d]).not.toBe(before[d]);
+  expect(coreVersion({ baseUrl: target.baseUrl, password: PASSWORD })).toBe(TO);
+  // The new worker was ready before the first new api or content pod was created (whole seconds).
+  const pods = items("pods", NS).filter((p) => p.spec.containers[0].image.endsWith(`:${TO}`));
+  const readyAt = (p: { status: { conditions: { type: string; lastTransitionTime: string }[] } }) =>
+    Date.parse(p.status.conditions.find((c) => c.type === "Ready")!.lastTransitionTime);
+  const worker = pods.find((p) => p.metadata.name.startsWith("pulp-worker-"));
+  const dispatchers = pods.filter((p) => /^pulp-(api|content)-/.test(p.metadata.name));
+  expect(dispatchers).toHaveLength(4);
+  for (const p of dispatchers)
+    expect(Date.parse(p.metadata.creationTimestamp)).toBeGreaterThanOrEqual(readyAt(worker));
+  // Tasks were dispatched and finished while the pods rolled.
+  expect(report.during.tasks).toBeGreaterThan(0);
+  expectNoFailure(report);
+});

@@ -1,0 +1,57 @@
+// A stack of one real pulpcore release on the real node, for the upgrade tests and bench:upgrade: a
+// database of its own on the test bed's PostgreSQL, the dev stack's settings with the release's images
+// (stack.ts releaseConfig), and the content the load generator needs.
+import * as path from "path";
+import { dropStack, freshStack, getJson, mustPulumi } from "../harness";
+import { REPO } from "../local/environment";
+import { dropDatabase, ensureDatabase } from "./database";
+import type { LoadTarget } from "./load";
+import { prepareLoadTarget } from "./loadTarget";
+import { importImages, localImages, releaseConfig, requireLocalImage } from "./stack";
+
+export interface ReleaseStack {
+  stack: string;
+  namespace: string;
+  database: string;
+  password: string;
+}
+
+/** Installs `release` on a fresh stack and database; returns the load target and the install's seconds. */
+export async function installRelease(
+  s: ReleaseStack,
+  release: string,
+): Promise<{ target: LoadTarget; seconds: number }> {
+  importImages();
+  const postgresql = localImages().postgresql;
+  ensureDatabase(postgresql, s.database);
+  dropDatabase(s.database);
+  ensureDatabase(postgresql, s.database);
+  freshStack(s.stack, releaseConfig(s.namespace, s.database, release), path.join(REPO, "Pulumi.dev.yaml"));
+  mustPulumi(s.stack, ["config", "set-all", "--secret", `pulp:adminPassword=${s.password}`]);
+  const { seconds } = mustPulumi(s.stack, ["up", "--yes", "--skip-preview"]);
+  const base = `http://${getJson(["service", "pulp-web", "-n", s.namespace]).spec.clusterIP}:8080`;
+  return { target: await prepareLoadTarget(base, s.password), seconds };
+}
+
+/** Points the stack at another release's images, as a user would (the stack file keeps its secrets). */
+export function configureRelease(s: ReleaseStack, release: string): void {
+  mustPulumi(s.stack, [
+    "config",
+    "set",
+    "pulp:image",
+    requireLocalImage(`localhost/pulp-minimal:${release}`),
+  ]);
+  mustPulumi(s.stack, [
+    "config",
+    "set",
+    "--path",
+    "pulp:web.image",
+    requireLocalImage(`localhost/pulp-web:${release}`),
+  ]);
+}
+
+/** Forgets the stack and drops its namespace and database. */
+export function dropRelease(s: ReleaseStack): void {
+  dropStack(s.stack, s.namespace);
+  dropDatabase(s.database);
+}
