@@ -9,6 +9,7 @@ import * as path from "path";
 import { items, kubectl, kubectlTry, mustPulumi } from "../../../testbed/harness";
 import { STATE } from "../../../testbed/local/environment";
 import { pulpCli } from "../../../testbed/real/clients";
+import { psql } from "../../../testbed/real/database";
 import type { LoadTarget } from "../../../testbed/real/load";
 import { longestWithoutSuccess } from "../../../testbed/real/loadReport";
 import { underLoad } from "../../../testbed/real/loadTarget";
@@ -29,7 +30,7 @@ const RELEASE_STACK: ReleaseStack = {
   database: "pulp_guard",
   password: "real-guard-Zq8",
 };
-const { stack: STACK, namespace: NS, password: PASSWORD } = RELEASE_STACK;
+const { stack: STACK, namespace: NS, database: DATABASE, password: PASSWORD } = RELEASE_STACK;
 const FROM = "3.85.34";
 const TO = "3.89.2";
 const ARTIFACTS = path.join(STATE, "real-guard");
@@ -122,6 +123,17 @@ test(`the planned stop-the-world ${FROM} -> ${TO}: the preview names the guard, 
     },
   ]);
 
+  // What a 3.85.34 worker killed without a goodbye leaves: its AppStatus row, an hour old. 3.89.2's guard
+  // counts every AppStatus row however old (pulpcore/migrations.py), so this row alone would refuse
+  // `migrate` forever; the Job's cleanup must delete it first.
+  psql(
+    "CREATE TEMP TABLE stale AS SELECT * FROM core_appstatus WHERE app_type = 'worker' LIMIT 1; " +
+      "UPDATE stale SET pulp_id = gen_random_uuid(), name = 'killed@gone', last_heartbeat = now() - interval '1 hour'; " +
+      "INSERT INTO core_appstatus SELECT * FROM stale",
+    DATABASE,
+  );
+  expect(psql("SELECT count(*) FROM core_appstatus WHERE name = 'killed@gone'", DATABASE)).toBe("1");
+
   const {
     result: up,
     records,
@@ -163,8 +175,10 @@ test(`the planned stop-the-world ${FROM} -> ${TO}: the preview names the guard, 
   );
   fs.writeFileSync(path.join(ARTIFACTS, "outage.json"), JSON.stringify({ outage, parts, bound }, null, 2));
 
-  // The stale-AppStatus cleanup ran before `migrate` (the old processes' rows were gone or deleted).
-  expect(jobLog).toMatch(/AppStatus rows past their TTL deleted: \d+/);
+  // The stale-AppStatus cleanup ran before `migrate` and took the killed worker's row (the old processes
+  // that stopped gracefully removed their own).
+  expect(jobLog).toMatch(/AppStatus rows past their TTL deleted: [1-9]/);
+  expect(psql("SELECT count(*) FROM core_appstatus WHERE name = 'killed@gone'", DATABASE)).toBe("0");
   // Downtime happened, for at least the heartbeat TTL; and nothing idled between the parts: clients were
   // served again within a few seconds of the first new pod being ready.
   expect(outage.ms).toBeGreaterThanOrEqual(parts.ttlMs);
