@@ -1,6 +1,6 @@
 // Real Pulp on the real node: the program's own install (local images built from Debian and PyPI, the
-// real CloudNativePG operator, real nginx and Redis), used by real clients through pulp-web: pulp-cli,
-// skopeo and plain HTTP. Ordered: each test builds on the install the first one made.
+// test bed's real PostgreSQL as an external database, real nginx and Redis), used by real clients through
+// pulp-web: pulp-cli, skopeo and plain HTTP. Ordered: each test builds on the install the first one made.
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
