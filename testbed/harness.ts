@@ -1,6 +1,6 @@
 // Talking to the embedded cluster and the real CLI, for end-to-end tests and benchmarks: what they
 // check is what the API server holds, never what the program meant to do.
-import { execFileSync, spawnSync } from "child_process";
+import { ChildProcess, execFileSync, spawn, spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import { KUBECONFIG, REPO, stackLocks, toolchainBin } from "./local/environment";
@@ -19,6 +19,29 @@ export function kubectl(args: string[], input?: string): string {
 }
 
 /** `kubectl apply` that may be refused: returns the API server's answer instead of throwing. */
+/**
+ * Starts a long-running kubectl (a port-forward, an interactive exec) and resolves once it has printed
+ * `ready`; fails with what it printed when it exits first or takes over 30 s. `input` goes to its stdin.
+ */
+export async function kubectlUntil(args: string[], ready: RegExp, input?: string): Promise<ChildProcess> {
+  const child = spawn(path.join(toolchainBin(), "kubectl"), ["--kubeconfig", KUBECONFIG, ...args], {
+    stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (d) => (output += d));
+  child.stderr!.on("data", (d) => (output += d));
+  if (input !== undefined) child.stdin!.write(input);
+  const deadline = Date.now() + 30_000;
+  while (!ready.test(output)) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill();
+      throw new Error(`kubectl ${args.join(" ")} failed: ${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return child;
+}
+
 export function kubectlTry(args: string[], input?: string): { ok: boolean; output: string } {
   const r = spawnSync(path.join(BIN, "kubectl"), ["--kubeconfig", KUBECONFIG, ...args], {
     encoding: "utf8",

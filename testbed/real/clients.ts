@@ -1,11 +1,12 @@
 // Real clients against a real Pulp on the real node: a `kubectl port-forward` to pulp-web (how a user
 // reaches a local cluster from the host), pulp-cli and skopeo from testbed/clients, and plain HTTP.
-import { ChildProcess, execFileSync, spawn, spawnSync } from "child_process";
+import { execFileSync, spawnSync } from "child_process";
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as http from "http";
 import * as path from "path";
-import { KUBECONFIG, REPO, toolchainBin } from "../local/environment";
+import { kubectlUntil } from "../harness";
+import { REPO } from "../local/environment";
 
 const CLIENTS_BIN = execFileSync("bash", [path.join(REPO, "testbed/clients/install.sh")], {
   encoding: "utf8",
@@ -18,11 +19,8 @@ export async function portForward(
   localPort: number,
   remotePort: number,
 ): Promise<{ stop: () => void }> {
-  const child: ChildProcess = spawn(
-    path.join(toolchainBin(), "kubectl"),
+  const child = await kubectlUntil(
     [
-      "--kubeconfig",
-      KUBECONFIG,
       "-n",
       namespace,
       "port-forward",
@@ -31,19 +29,8 @@ export async function portForward(
       "--address",
       "127.0.0.1",
     ],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    /Forwarding from/,
   );
-  let output = "";
-  child.stdout!.on("data", (d) => (output += d));
-  child.stderr!.on("data", (d) => (output += d));
-  const deadline = Date.now() + 30_000;
-  while (!/Forwarding from/.test(output)) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill();
-      throw new Error(`kubectl port-forward to ${namespace}/${service} failed: ${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
   return { stop: () => child.kill() };
 }
 
@@ -135,4 +122,41 @@ export function skopeoCopy(from: string, to: string, pulp: Pulp): { ok: boolean;
     { encoding: "utf8", timeout: 10 * 60 * 1000 },
   );
   return { ok: r.status === 0, output: `${r.stdout}${r.stderr}` };
+}
+
+/**
+ * Serves `file` from Pulp as a user would with pulp-cli: a file repository `name`, the upload as
+ * `relativePath`, a publication, and a distribution at base path `name`.
+ */
+export function distributeFile(
+  pulp: Pulp,
+  name: string,
+  file: string,
+  relativePath: string,
+): { repositoryHref: string; contentPath: string } {
+  const repository = pulpCli(pulp, ["file", "repository", "create", "--name", name]);
+  pulpCli(pulp, [
+    "file",
+    "content",
+    "upload",
+    "--file",
+    file,
+    "--relative-path",
+    relativePath,
+    "--repository",
+    name,
+  ]);
+  const publication = pulpCli(pulp, ["file", "publication", "create", "--repository", name]);
+  pulpCli(pulp, [
+    "file",
+    "distribution",
+    "create",
+    "--name",
+    name,
+    "--base-path",
+    name,
+    "--publication",
+    publication.pulp_href,
+  ]);
+  return { repositoryHref: repository.pulp_href, contentPath: `/pulp/content/${name}/${relativePath}` };
 }

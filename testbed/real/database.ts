@@ -1,10 +1,7 @@
 // The real node's PostgreSQL for the dev stack and the real-Pulp tests: one pod from the local
 // postgresql image with its data on a PVC, in a namespace of the test bed. The program reaches it as
 // `database.external`. (The real CloudNativePG operator is the next step: testbed/cnpg.)
-import { spawn } from "child_process";
-import * as path from "path";
-import { getJson, kubectl } from "../harness";
-import { KUBECONFIG, toolchainBin } from "../local/environment";
+import { getJson, kubectl, kubectlUntil } from "../harness";
 
 export const DATABASE_NAMESPACE = "pulp-testbed-db";
 export const DATABASE_HOST = `postgres.${DATABASE_NAMESPACE}.svc.cluster.local`;
@@ -72,67 +69,39 @@ metadata: {name: postgres, namespace: ${DATABASE_NAMESPACE}}
 spec: {selector: {app: postgres}, ports: [{port: 5432}]}
 `;
 
+/** psql in the server's pod, as the superuser on its socket, in `database`; `stdin` passes ours on. */
+const psqlIn = (database: string, stdin = false) => [
+  "-n",
+  DATABASE_NAMESPACE,
+  "exec",
+  "deployment/postgres",
+  ...(stdin ? ["-i"] : []),
+  "--",
+  "psql",
+  "-h",
+  "/tmp",
+  "-U",
+  "postgres",
+  "-d",
+  database,
+  "-v",
+  "ON_ERROR_STOP=1",
+];
+
 /** Runs SQL as the superuser in `database` (default: the server's own) and returns what it printed. */
 export const psql = (sql: string, database = "postgres") =>
-  kubectl([
-    "-n",
-    DATABASE_NAMESPACE,
-    "exec",
-    "deployment/postgres",
-    "--",
-    "psql",
-    "-h",
-    "/tmp",
-    "-U",
-    "postgres",
-    "-d",
-    database,
-    "-v",
-    "ON_ERROR_STOP=1",
-    "-tAc",
-    sql,
-  ]).trim();
+  kubectl([...psqlIn(database), "-tAc", sql]).trim();
 
 /**
  * Holds an ACCESS EXCLUSIVE lock on `table` in `database` from a session of its own (a long transaction,
  * as a stuck report or backup would) until release() is called.
  */
 export async function holdLock(database: string, table: string): Promise<{ release: () => void }> {
-  const session = spawn(
-    path.join(toolchainBin(), "kubectl"),
-    [
-      "--kubeconfig",
-      KUBECONFIG,
-      "-n",
-      DATABASE_NAMESPACE,
-      "exec",
-      "-i",
-      "deployment/postgres",
-      "--",
-      "psql",
-      "-h",
-      "/tmp",
-      "-U",
-      "postgres",
-      "-d",
-      database,
-      "-v",
-      "ON_ERROR_STOP=1",
-    ],
-    { stdio: ["pipe", "pipe", "pipe"] },
+  const session = await kubectlUntil(
+    psqlIn(database, true),
+    /locked/,
+    `BEGIN;\nLOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE;\nSELECT 'locked';\n`,
   );
-  let output = "";
-  session.stdout!.on("data", (d) => (output += d));
-  session.stderr!.on("data", (d) => (output += d));
-  session.stdin!.write(`BEGIN;\nLOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE;\nSELECT 'locked';\n`);
-  const deadline = Date.now() + 30_000;
-  while (!/locked/.test(output)) {
-    if (session.exitCode !== null || Date.now() > deadline) {
-      session.kill();
-      throw new Error(`could not lock ${table} in ${database}: ${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
   return {
     release: () => {
       session.stdin!.end("ROLLBACK;\n");

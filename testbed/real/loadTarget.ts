@@ -3,7 +3,7 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { get, pulpCli, sha256 } from "./clients";
+import { distributeFile, get, sha256 } from "./clients";
 import { LoadTarget, startLoad } from "./load";
 import { LoadRecord, loadReport, PhaseReport, reportLines } from "./loadReport";
 
@@ -13,37 +13,8 @@ export async function prepareLoadTarget(baseUrl: string, password: string): Prom
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "load-")), "served.bin");
   const data = Buffer.concat([Buffer.from("served through the upgrade\n"), Buffer.alloc(128 * 1024, 5)]);
   fs.writeFileSync(file, data);
-  const repository = pulpCli(pulp, ["file", "repository", "create", "--name", "load"]);
-  pulpCli(pulp, [
-    "file",
-    "content",
-    "upload",
-    "--file",
-    file,
-    "--relative-path",
-    "served.bin",
-    "--repository",
-    "load",
-  ]);
-  const publication = pulpCli(pulp, ["file", "publication", "create", "--repository", "load"]);
-  pulpCli(pulp, [
-    "file",
-    "distribution",
-    "create",
-    "--name",
-    "load",
-    "--base-path",
-    "load",
-    "--publication",
-    publication.pulp_href,
-  ]);
-  const target = {
-    baseUrl,
-    password,
-    contentPath: "/pulp/content/load/served.bin",
-    contentSha256: sha256(data),
-    repositoryHref: repository.pulp_href as string,
-  };
+  const { repositoryHref, contentPath } = distributeFile(pulp, "load", file, "served.bin");
+  const target = { baseUrl, password, contentPath, contentSha256: sha256(data), repositoryHref };
   const served = await get(`${baseUrl}${target.contentPath}`);
   if (sha256(served.body) !== target.contentSha256)
     throw new Error(`${target.contentPath} does not serve what was uploaded`);

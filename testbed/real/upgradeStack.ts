@@ -2,8 +2,10 @@
 // database of its own on the test bed's PostgreSQL, the dev stack's settings with the release's images
 // (stack.ts releaseConfig), and the content the load generator needs.
 import * as path from "path";
+import { readUpgradePlan } from "../../components/contract";
 import { dropStack, freshStack, getJson, mustPulumi } from "../harness";
 import { REPO } from "../local/environment";
+import { pulpCli } from "./clients";
 import { dropDatabase, ensureDatabase } from "./database";
 import type { LoadTarget } from "./load";
 import { prepareLoadTarget } from "./loadTarget";
@@ -54,4 +56,18 @@ export function configureRelease(s: ReleaseStack, release: string): void {
 export function dropRelease(s: ReleaseStack): void {
   dropStack(s.stack, s.namespace);
   dropDatabase(s.database);
+}
+
+/** The pulpcore version the install reports in `pulp status`. */
+export function coreVersion(target: LoadTarget): string {
+  const status = pulpCli(target, ["status"]);
+  return status.versions.find((v: { component: string }) => v.component === "core").version;
+}
+
+/** The upgrade plans a `pulumi preview` of the stack announces (components/contract.ts). */
+export function previewPlans(s: ReleaseStack): ReturnType<typeof readUpgradePlan>[] {
+  const preview = mustPulumi(s.stack, ["preview", "--json"]);
+  return (JSON.parse(preview.stdout).diagnostics as { message: string }[])
+    .map((d) => readUpgradePlan(d.message))
+    .filter((p) => p !== undefined);
 }

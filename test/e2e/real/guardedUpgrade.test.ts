@@ -8,7 +8,6 @@ import * as fs from "fs";
 import * as path from "path";
 import { items, kubectl, kubectlTry, mustPulumi } from "../../../testbed/harness";
 import { STATE } from "../../../testbed/local/environment";
-import { pulpCli } from "../../../testbed/real/clients";
 import { psql } from "../../../testbed/real/database";
 import type { LoadTarget } from "../../../testbed/real/load";
 import { longestWithoutSuccess } from "../../../testbed/real/loadReport";
@@ -16,11 +15,12 @@ import { underLoad } from "../../../testbed/real/loadTarget";
 import { requireLocalImage } from "../../../testbed/real/stack";
 import {
   configureRelease,
+  coreVersion,
   dropRelease,
   installRelease,
+  previewPlans,
   ReleaseStack,
 } from "../../../testbed/real/upgradeStack";
-import { readUpgradePlan } from "../../../components/contract";
 
 jest.setTimeout(40 * 60 * 1000);
 
@@ -30,17 +30,12 @@ const RELEASE_STACK: ReleaseStack = {
   database: "pulp_guard",
   password: "real-guard-Zq8",
 };
-const { stack: STACK, namespace: NS, database: DATABASE, password: PASSWORD } = RELEASE_STACK;
+const { stack: STACK, namespace: NS, database: DATABASE } = RELEASE_STACK;
 const FROM = "3.85.34";
 const TO = "3.89.2";
 const ARTIFACTS = path.join(STATE, "real-guard");
 const timings: Record<string, number> = {};
 let target: LoadTarget;
-
-const coreVersion = () =>
-  pulpCli({ baseUrl: target.baseUrl, password: PASSWORD }, ["status"]).versions.find(
-    (v: { component: string }) => v.component === "core",
-  ).version;
 
 /** The program's migration Job (the newest, when an upgrade made a second). */
 const migrationJobs = () =>
@@ -64,7 +59,7 @@ afterAll(() => {
 });
 
 test(`by hand, ${TO}'s migration refuses to run while ${FROM} heartbeats (core 0143 needs 3.87)`, () => {
-  expect(coreVersion()).toBe(FROM);
+  expect(coreVersion(target)).toBe(FROM);
   // What a user who runs the new release's migration by hand gets: the program's own Job, new image.
   const [installed] = migrationJobs();
   const template = installed.spec.template;
@@ -105,16 +100,12 @@ test(`by hand, ${TO}'s migration refuses to run while ${FROM} heartbeats (core 0
     kubectlTry(["-n", NS, "delete", "job", "migrate-by-hand", "--wait=true"]);
   }
   // The refusal came before anything of 3.89 that old code cannot take: the old release still serves.
-  expect(coreVersion()).toBe(FROM);
+  expect(coreVersion(target)).toBe(FROM);
 });
 
 test(`the planned stop-the-world ${FROM} -> ${TO}: the preview names the guard, and the outage stays within its parts`, async () => {
   configureRelease(RELEASE_STACK, TO);
-  const preview = mustPulumi(STACK, ["preview", "--json"]);
-  const plans = (JSON.parse(preview.stdout).diagnostics as { message: string }[])
-    .map((d) => readUpgradePlan(d.message))
-    .filter((p) => p !== undefined);
-  expect(plans).toEqual([
+  expect(previewPlans(RELEASE_STACK)).toEqual([
     {
       kind: "stop-the-world",
       summary: expect.stringMatching(
@@ -143,7 +134,7 @@ test(`the planned stop-the-world ${FROM} -> ${TO}: the preview names the guard, 
     mustPulumi(STACK, ["up", "--yes", "--skip-preview"]),
   );
   timings.stopTheWorldUp = up.seconds;
-  expect(coreVersion()).toBe(TO);
+  expect(coreVersion(target)).toBe(TO);
 
   // The parts of the window, from the step's outputs and the API server's timestamps (whole seconds).
   const state = JSON.parse(mustPulumi(STACK, ["stack", "export"]).stdout).deployment.resources;

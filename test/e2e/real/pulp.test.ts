@@ -15,7 +15,15 @@ import {
   revisions,
 } from "../../../testbed/harness";
 import { REPO } from "../../../testbed/local/environment";
-import { get, portForward, Pulp, pulpCli, sha256, skopeoCopy } from "../../../testbed/real/clients";
+import {
+  distributeFile,
+  get,
+  portForward,
+  Pulp,
+  pulpCli,
+  sha256,
+  skopeoCopy,
+} from "../../../testbed/real/clients";
 import {
   DATABASE_HOST,
   DATABASE_NAMESPACE,
@@ -133,31 +141,8 @@ test("file content: upload, publish, distribute, and download it through the con
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pulp-file-")), "hello.bin");
   const data = Buffer.concat([Buffer.from("real pulp\n"), Buffer.alloc(256 * 1024, 7)]);
   fs.writeFileSync(file, data);
-  pulpCli(pulp, ["file", "repository", "create", "--name", "files"]);
-  pulpCli(pulp, [
-    "file",
-    "content",
-    "upload",
-    "--file",
-    file,
-    "--relative-path",
-    "hello.bin",
-    "--repository",
-    "files",
-  ]);
-  const publication = pulpCli(pulp, ["file", "publication", "create", "--repository", "files"]);
-  pulpCli(pulp, [
-    "file",
-    "distribution",
-    "create",
-    "--name",
-    "files",
-    "--base-path",
-    "files",
-    "--publication",
-    publication.pulp_href,
-  ]);
-  const download = await get(`${ORIGIN}/pulp/content/files/hello.bin`);
+  const { contentPath } = distributeFile(pulp, "files", file, "hello.bin");
+  const download = await get(`${ORIGIN}${contentPath}`);
   expect(download.status).toBe(200);
   expect(sha256(download.body)).toBe(sha256(data));
 });

@@ -7,18 +7,18 @@ import * as fs from "fs";
 import * as path from "path";
 import { items, mustPulumi, pulumi, revisions } from "../../../testbed/harness";
 import { STATE } from "../../../testbed/local/environment";
-import { Pulp, pulpCli } from "../../../testbed/real/clients";
 import { holdLock, psql } from "../../../testbed/real/database";
 import type { LoadTarget } from "../../../testbed/real/load";
 import type { PhaseReport } from "../../../testbed/real/loadReport";
 import { underLoad } from "../../../testbed/real/loadTarget";
 import {
   configureRelease,
+  coreVersion,
   dropRelease,
   installRelease,
+  previewPlans,
   ReleaseStack,
 } from "../../../testbed/real/upgradeStack";
-import { readUpgradePlan } from "../../../components/contract";
 
 jest.setTimeout(40 * 60 * 1000);
 
@@ -28,7 +28,7 @@ const RELEASE_STACK: ReleaseStack = {
   database: "pulp_rolling",
   password: "real-rolling-Zq8",
 };
-const { stack: STACK, namespace: NS, database: DATABASE, password: PASSWORD } = RELEASE_STACK;
+const { stack: STACK, namespace: NS, database: DATABASE } = RELEASE_STACK;
 // 3.122.0 ships core 0161 (a nullable column on core_upstreampulp) and no guard: pulpcore allows running it
 // while 3.121 serves, so the planner must say rolling.
 const FROM = "3.121.3";
@@ -36,9 +36,6 @@ const TO = "3.123.1";
 const ARTIFACTS = path.join(STATE, "real-rolling");
 const timings: Record<string, number> = {};
 let target: LoadTarget;
-
-const coreVersion = (pulp: Pulp) =>
-  pulpCli(pulp, ["status"]).versions.find((v: { component: string }) => v.component === "core").version;
 
 /** Traffic ran in every phase, and not one request or task failed. */
 function expectNoFailure(report: Record<string, PhaseReport>) {
@@ -67,14 +64,10 @@ afterAll(() => {
 });
 
 test(`${FROM} -> ${TO} is planned rolling, naming no downtime`, () => {
-  expect(coreVersion({ baseUrl: target.baseUrl, password: PASSWORD })).toBe(FROM);
+  expect(coreVersion(target)).toBe(FROM);
   // As a user would: only the two image names change (the stack file keeps its encrypted admin password).
   configureRelease(RELEASE_STACK, TO);
-  const preview = mustPulumi(STACK, ["preview", "--json"]);
-  const plans = (JSON.parse(preview.stdout).diagnostics as { message: string }[])
-    .map((d) => readUpgradePlan(d.message))
-    .filter((p) => p !== undefined);
-  expect(plans).toEqual([
+  expect(previewPlans(RELEASE_STACK)).toEqual([
     {
       kind: "rolling",
       summary: expect.stringMatching(
@@ -97,7 +90,7 @@ test("a migration the database refuses (a lock it will not give) fails `up`, and
     expect(failed.code).not.toBe(0);
     expect(failed.stdout + failed.stderr).toMatch(/lock timeout/);
     expect(revisions(NS)).toEqual(before);
-    expect(coreVersion({ baseUrl: target.baseUrl, password: PASSWORD })).toBe(FROM);
+    expect(coreVersion(target)).toBe(FROM);
     expectNoFailure(report);
   } finally {
     lock.release();
@@ -115,7 +108,7 @@ test(`the rolling upgrade ${FROM} -> ${TO} under client traffic: workers first, 
   const after = revisions(NS);
   for (const d of ["pulp-api", "pulp-content", "pulp-worker", "pulp-web"])
     expect(after[d]).not.toBe(before[d]);
-  expect(coreVersion({ baseUrl: target.baseUrl, password: PASSWORD })).toBe(TO);
+  expect(coreVersion(target)).toBe(TO);
   // The new worker was ready before the first new api or content pod was created (whole seconds).
   const pods = items("pods", NS).filter((p) => p.spec.containers[0].image.endsWith(`:${TO}`));
   const readyAt = (p: { status: { conditions: { type: string; lastTransitionTime: string }[] } }) =>
