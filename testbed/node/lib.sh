@@ -54,7 +54,16 @@ nalive() {
 nstart() { # name, command...
   local name=$1; shift
   setsid "$@" >"$NLOGS/$name.log" 2>&1 </dev/null 9>&- &
-  echo $! >"$NPIDS/$name.pid"
+  local pid=$!
+  echo "$pid" >"$NPIDS/$name.pid"
+  # Until it execs, the pid is a copy of this shell, whose command line does not name $N/: nalive
+  # right away would call a starting process dead.
+  local i
+  for ((i = 0; i < 100; i++)); do
+    npid_running "$pid" || return 0
+    tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -qF "$N/" && return 0
+    sleep 0.05
+  done
 }
 
 nstop_pids() { # seconds, pid... : TERM, then KILL

@@ -19,7 +19,16 @@ start() {
   local name=$1; shift
   # 9>&-: the state-dir lock must not outlive this script.
   setsid "$@" >"$LOGS/$name.log" 2>&1 </dev/null 9>&- &
-  echo $! >"$PIDS/$name.pid"
+  local pid=$!
+  echo "$pid" >"$PIDS/$name.pid"
+  # Until it execs, the pid is a copy of this shell, whose command line does not name $C/: alive
+  # right away would call a starting process dead.
+  local i
+  for ((i = 0; i < 100; i++)); do
+    pid_running "$pid" || return 0
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF "$C/" && return 0
+    sleep 0.05
+  done
 }
 
 # Processes left behind without a pid file (crashed `up`, deleted state): anything running one of
