@@ -36,6 +36,10 @@ cgroup_root_pids() {
 
 kubelet_config() {
   mkdir -p "$KUBELET_ROOT" "$N/pod-logs" "$N/volume-plugins"
+  # Localhost seccomp profiles (pods name them as `localhostProfile: <file>`; the kubelet looks in
+  # <root-dir>/seccomp). no-ipv6.json: socket(AF_INET6) fails with EAFNOSUPPORT, as on a kernel booted
+  # with ipv6.disable=1; the sysctl disable_ipv6 does not do that (binding [::] still works).
+  cp -r "$HERE/seccomp" "$KUBELET_ROOT/seccomp"
   cat >"$N/kubelet-config.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
