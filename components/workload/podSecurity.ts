@@ -30,7 +30,8 @@ export const PULP_UID = 700;
 
 /**
  * Makes a pod spec pass the Pod Security `restricted` profile: non-root, no privilege escalation, all
- * capabilities dropped, the runtime's default seccomp profile. fsGroup lets the pod write its volumes.
+ * capabilities dropped, the runtime's default seccomp profile; and beyond it, a read-only root
+ * filesystem. fsGroup lets the pod write its volumes.
  */
 export function restricted(spec: PodSpec, uid: number = PULP_UID): PodSpec {
   const secure = (c: Container): Container => ({
@@ -39,6 +40,9 @@ export function restricted(spec: PodSpec, uid: number = PULP_UID): PodSpec {
       allowPrivilegeEscalation: false,
       capabilities: { drop: ["ALL"] },
       runAsNonRoot: true,
+      // Everything Pulp, nginx and Redis write goes to a volume (/tmp, the data volume, /data): a write
+      // anywhere else is a bug that must fail here, not fill a node's disk. Proven on real pods.
+      readOnlyRootFilesystem: true,
       ...(c.securityContext as object | undefined),
     },
   });

@@ -185,6 +185,48 @@ test("Pod Security `restricted` is enforced on the real pods", () => {
   expect(refused.output).toMatch(/violates PodSecurity "restricted/);
 });
 
+test("every container's root filesystem is read-only: what Pulp, nginx and Redis write lies in a volume", () => {
+  // The tests around this one upload, sync, publish, push, migrate and collect static files: with the
+  // root read-only, any of them writing outside a volume fails there. Here: the specs say so, and the
+  // kernel refuses a write in each running container.
+  const pods = items("pods", NS).filter((p) => p.status.phase === "Running");
+  expect(pods.map((p) => p.metadata.name.replace(/-[a-z0-9]+-[a-z0-9]+$/, "")).sort()).toEqual(
+    expect.arrayContaining(["pulp-api", "pulp-content", "pulp-redis", "pulp-web", "pulp-worker"]),
+  );
+  for (const pod of pods) {
+    for (const c of [...pod.spec.containers, ...(pod.spec.initContainers ?? [])]) {
+      expect({
+        container: `${pod.metadata.name}/${c.name}`,
+        readOnly: c.securityContext?.readOnlyRootFilesystem,
+      }).toEqual({ container: `${pod.metadata.name}/${c.name}`, readOnly: true });
+    }
+    for (const c of pod.spec.containers) {
+      const write = kubectlTry([
+        "exec",
+        "-n",
+        NS,
+        pod.metadata.name,
+        "-c",
+        c.name,
+        "--",
+        "touch",
+        "/write-probe",
+      ]);
+      expect({ container: `${pod.metadata.name}/${c.name}`, output: write.output }).toEqual({
+        container: `${pod.metadata.name}/${c.name}`,
+        output: expect.stringMatching(/Read-only file system/),
+      });
+    }
+  }
+  const job = items("jobs", NS).find((j) => j.metadata.name.startsWith("pulp-migrate"));
+  for (const c of [...job.spec.template.spec.containers, ...(job.spec.template.spec.initContainers ?? [])]) {
+    expect({ container: `job/${c.name}`, readOnly: c.securityContext?.readOnlyRootFilesystem }).toEqual({
+      container: `job/${c.name}`,
+      readOnly: true,
+    });
+  }
+});
+
 test("a no-op `up` rolls nothing; a settings change reaches every Pulp pod and Pulp reports it", async () => {
   const before = revisions(NS);
   mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);

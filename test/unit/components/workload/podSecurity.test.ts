@@ -1,8 +1,13 @@
 // Every pod the install makes passes Pod Security "restricted". The API server's own admission is
 // checked end to end (test/e2e); this pins the specs down without a cluster.
+import type * as k8s from "@pulumi/kubernetes";
 import { restricted, restrictedViolations } from "../../../../components/workload/podSecurity";
 import { MINIMAL } from "../../helpers/configs";
 import { podSpecs, render } from "../../helpers/render";
+
+type Container = k8s.types.input.core.v1.Container & {
+  securityContext?: { readOnlyRootFilesystem?: boolean };
+};
 
 test.each([
   ["minimal", MINIMAL],
@@ -22,6 +27,36 @@ test("Pulp pods run as uid/gid 700 with fsGroup 700", async () => {
       ctx: { runAsUser: 700, runAsGroup: 700, fsGroup: 700, runAsNonRoot: true },
     });
   }
+});
+
+test("every container's root filesystem is read-only, unless an override turns it off for one", async () => {
+  const everything = {
+    ...MINIMAL,
+    web: { enabled: true },
+    redis: { enabled: true },
+    trustedCa: { configMap: "ca" },
+  };
+  for (const [name, spec] of podSpecs(await render(everything))) {
+    const { containers, initContainers = [] } = spec as {
+      containers: Container[];
+      initContainers?: Container[];
+    };
+    for (const c of [...containers, ...initContainers]) {
+      expect({ name, container: c.name, readOnly: c.securityContext?.readOnlyRootFilesystem }).toEqual({
+        name,
+        container: c.name,
+        readOnly: true,
+      });
+    }
+  }
+  const sidecar = { name: "sidecar", image: "busybox", securityContext: { readOnlyRootFilesystem: false } };
+  const run = await render({ ...MINIMAL, api: { podSpecOverrides: { containers: [sidecar] } } });
+  const [, api] = podSpecs(run).find(([name]) => name === "Deployment pulp-api")!;
+  const byName = Object.fromEntries((api.containers as Container[]).map((c) => [c.name, c.securityContext]));
+  expect(byName).toMatchObject({
+    api: { readOnlyRootFilesystem: true },
+    sidecar: { readOnlyRootFilesystem: false },
+  });
 });
 
 test("the checker catches what the API server would reject", () => {
