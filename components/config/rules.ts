@@ -104,6 +104,13 @@ export function checkRules(
       "pulumi config set --secret pulp:databasePassword",
     );
   }
+  if (cloudnativepg && !external && suppliedSecrets.has("databasePassword")) {
+    add(
+      ["databasePassword"],
+      "is set, but CloudNativePG makes the database password itself (Secret <name>-db-app): this one would never reach Pulp",
+      removeCommand("pulp:databasePassword"),
+    );
+  }
 
   // Storage: exactly one place for artifacts, and never RWO under several pods.
   const { pvc, s3 } = config.storage;

@@ -22,7 +22,7 @@ test("every protected Kubernetes object, and every data kind, carries the holds 
       tokenAuth: true,
       dataVolumes: [{ name: "seed", url: "https://mirror.example.com/seed.tar", size: "1Gi" }],
     },
-    { databasePassword: "db-pass" },
+    {},
   );
   const held = (type: string) =>
     run.ofType(type).map((r) => [r.name, holdingOf(r.inputs?.metadata?.annotations)]);

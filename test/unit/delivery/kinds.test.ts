@@ -38,10 +38,14 @@ const EVERYTHING = [
     maintenance: true,
   },
 ];
-const SECRETS = { databasePassword: "db-pass", s3SecretAccessKey: "s3-secret" };
+// A database password only where the database is external: beside CloudNativePG it is refused.
+const secretsFor = (raw: Record<string, unknown>) => ({
+  ...((raw.database as Record<string, unknown>).external ? { databasePassword: "db-pass" } : {}),
+  s3SecretAccessKey: "s3-secret",
+});
 
 async function kubernetesTypes(raw: Record<string, unknown>): Promise<Set<string>> {
-  const run = await render(raw, SECRETS);
+  const run = await render(raw, secretsFor(raw));
   return new Set(
     run.resources.filter((r) => r.custom && r.type.startsWith("kubernetes:")).map((r) => r.type),
   );

@@ -196,6 +196,15 @@ describe("parseConfig rejects", () => {
   });
 });
 
+test("a database password beside CloudNativePG is refused: it would never reach Pulp", () => {
+  const [problem] = problemsOf(MINIMAL, ["databasePassword"]);
+  expect(problem).toMatchObject({
+    key: "pulp:databasePassword",
+    fix: "pulumi config rm pulp:databasePassword",
+  });
+  expect(problem.message).toMatch(/CloudNativePG makes the database password itself/);
+});
+
 test("a missing contentOrigin is named as required", () => {
   const [problem] = problemsOf({ database: { cloudnativepg: {} } });
   expect(problem).toMatchObject({ key: "pulp:contentOrigin", given: undefined });
