@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The clients the real-Pulp tests use, as a user would: pulp-cli (PyPI, hash-locked in
-# requirements.txt) in a venv outside the checkout, and skopeo (Debian). Prints the venv's bin dir.
+# requirements.txt) in a venv outside the checkout, skopeo and psql (Debian). Prints the venv's bin dir.
 #
 #   testbed/clients/install.sh          install what is missing
 #   testbed/clients/install.sh --lock   regenerate requirements.txt from requirements.in
@@ -26,8 +26,11 @@ if [[ ! -x $VENV/bin/pulp ]]; then
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q --require-hashes --no-deps -r "$LOCK" >&2
 fi
-if ! command -v skopeo >/dev/null; then
-  [[ $(id -u) == 0 ]] || { echo "clients: skopeo is missing (apt-get install skopeo)" >&2; exit 1; }
-  apt-get install -y -q skopeo >/dev/null 2>&1 || { apt-get update -q >&2 && apt-get install -y -q skopeo >&2; }
-fi
+# command, Debian package
+for tool in "skopeo skopeo" "psql postgresql-client"; do
+  read -r cmd pkg <<<"$tool"
+  command -v "$cmd" >/dev/null && continue
+  [[ $(id -u) == 0 ]] || { echo "clients: $cmd is missing (apt-get install $pkg)" >&2; exit 1; }
+  apt-get install -y -q "$pkg" >/dev/null 2>&1 || { apt-get update -q >&2 && apt-get install -y -q "$pkg" >&2; }
+done
 echo "$VENV/bin"

@@ -15,8 +15,9 @@
 //     requested size free (the importer's scratch space), leaves phase Pending with Running=False
 //     reason ErrExceededQuota, like the real importer, and creates nothing.
 //
-// Nothing is imported and no database runs. Polls through the kubectl binary every second (no npm
-// dependencies); one log line per action.
+// Clusters are left alone once the real CloudNativePG operator runs (testbed/cnpg). Nothing is imported
+// and no database runs. Polls through the kubectl binary every second (no npm dependencies); one log
+// line per action.
 //
 //   node standin-controllers.mjs --kubectl=PATH --kubeconfig=PATH [--cache-dir=DIR] [--interval-ms=1000]
 
@@ -125,12 +126,14 @@ function parseQuantity(q) {
 
 // --- CloudNativePG Cluster ----------------------------------------------------------------------
 
+const isReady = (c) => (c.status?.conditions ?? []).some((x) => x.type === "Ready" && x.status === "True");
+
 async function reconcileCluster(c) {
   const ns = c.metadata.namespace;
   const name = c.metadata.name;
   const id = `Cluster ${ns}/${name}`;
   if (c.metadata.deletionTimestamp) return;
-  if ((c.status?.conditions ?? []).some((x) => x.type === "Ready" && x.status === "True")) return;
+  if (isReady(c)) return;
 
   const initdb = c.spec?.bootstrap?.initdb ?? {};
   const user = initdb.owner ?? "app";
@@ -370,8 +373,23 @@ for (const sig of ["SIGTERM", "SIGINT"]) {
   });
 }
 
+// Once the real CloudNativePG operator is installed (testbed/cnpg, on the real node), every Cluster is
+// its own: a stand-in reporting Ready beside it would hide a real database that never started.
+async function realCnpgInstalled() {
+  const list = await getJson([
+    "get",
+    "deployments",
+    "-n",
+    "cnpg-system",
+    "-l",
+    "app.kubernetes.io/name=cloudnative-pg",
+  ]);
+  return (list?.items ?? []).length > 0;
+}
+
 const interval = Number(opts["interval-ms"]);
 let ready = false;
+let realCnpg = false;
 while (!stopping) {
   await guarded("poll", async () => {
     const list = await getJson([
@@ -383,9 +401,18 @@ while (!stopping) {
       log(`standin: ready, polling CNPG Clusters and CDI DataVolumes every ${interval}ms`);
       ready = true;
     }
-    for (const item of list?.items ?? []) {
+    const items = list?.items ?? [];
+    // Asked only when a Cluster waits for a controller: no extra call while every Cluster is Ready.
+    const waiting = items.some((i) => i.kind === "Cluster" && !i.metadata.deletionTimestamp && !isReady(i));
+    if (waiting && (await realCnpgInstalled()) !== realCnpg) {
+      realCnpg = !realCnpg;
+      log(
+        `standin: the real CloudNativePG operator is ${realCnpg ? "installed: leaving Clusters to it" : "gone"}`,
+      );
+    }
+    for (const item of items) {
       const id = `${item.kind} ${item.metadata.namespace}/${item.metadata.name}`;
-      if (item.kind === "Cluster") await guarded(id, () => reconcileCluster(item));
+      if (item.kind === "Cluster" && !realCnpg) await guarded(id, () => reconcileCluster(item));
       else if (item.kind === "DataVolume") await guarded(id, () => reconcileDataVolume(item));
     }
   });

@@ -9,6 +9,8 @@ import * as path from "path";
 export const REPO = path.resolve(__dirname, "../..");
 export const STATE = process.env.PULP_STATE_DIR ?? path.join(REPO, ".state");
 export const KUBECONFIG = path.join(STATE, "cluster", "kubeconfig");
+/** The real node's containerd, where local images are imported. */
+export const NODE_CONTAINERD = path.join(STATE, "cluster", "node", "run", "containerd.sock");
 export const STACK = process.env.PULP_STACK ?? "dev";
 /** The dev stack's passphrase: local state only, so a fixed default is fine; override it to share state. */
 export const PASSPHRASE = process.env.PULUMI_CONFIG_PASSPHRASE ?? "pulp-local-dev";

@@ -7,8 +7,8 @@ import * as http from "http";
 import * as path from "path";
 import { KUBECONFIG, REPO, runMain, STACK, STATE, toolchainBin } from "./environment";
 import { main as pulumi } from "./pulumi";
-import { ensureDatabase } from "../real/database";
-import { importImages, localImages } from "../real/stack";
+import { ensureCnpgOperator } from "../real/cnpg";
+import { importImages } from "../real/stack";
 
 const PORT = Number(process.env.PULP_LOCAL_PORT ?? 8080);
 const NAMESPACE = "pulp-dev";
@@ -66,8 +66,8 @@ async function up(): Promise<number> {
   step("embedded cluster with its real node");
   run("bash", [path.join(REPO, "testbed/cluster/cluster.sh"), "up"]);
   importImages();
-  step("the test bed's PostgreSQL");
-  ensureDatabase(localImages().postgresql);
+  step("the CloudNativePG operator (built once from its Go module, then cached)");
+  ensureCnpgOperator();
   step(`pulumi up (stack ${STACK})`);
   for (const args of [
     ["stack", "select", "--create", STACK],

@@ -1,11 +1,12 @@
-// The real node's PostgreSQL for the dev stack and the real-Pulp tests: one pod from the local
-// postgresql image with its data on a PVC, in a namespace of the test bed. The program reaches it as
-// `database.external`. (The real CloudNativePG operator is the next step: testbed/cnpg.)
+// The real node's PostgreSQL for the real upgrade tests: one pod from the local postgresql image with its
+// data on a PVC, in a namespace of the test bed. The program reaches it as `database.external`, and a
+// test can hold its locks and set its timeouts. (The dev stack and the real install test use the
+// program's default, CloudNativePG: testbed/real/cnpg.ts.)
 import { getJson, kubectl, kubectlUntil } from "../harness";
 
 export const DATABASE_NAMESPACE = "pulp-testbed-db";
 export const DATABASE_HOST = `postgres.${DATABASE_NAMESPACE}.svc.cluster.local`;
-/** A throwaway local database: the dev stack's encrypted pulp:databasePassword holds the same value. */
+/** A throwaway local database's password; the upgrade stacks set it as their pulp:databasePassword. */
 export const DATABASE_PASSWORD = "pulp-local-dev";
 
 const manifest = (image: string) => `

@@ -4,7 +4,7 @@ import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { REPO, STATE, toolchainBin } from "../local/environment";
+import { NODE_CONTAINERD, REPO, STATE, toolchainBin } from "../local/environment";
 import { DATABASE_HOST } from "./database";
 
 const CACHE = process.env.PULP_IMAGE_CACHE ?? path.join(os.homedir(), ".cache", "pulp-pulumi-images");
@@ -91,12 +91,7 @@ export function busyboxArchive(): string {
 export function importImages(): void {
   execFileSync(
     "python3",
-    [
-      path.join(REPO, "testbed/images/build.py"),
-      "import",
-      "--address",
-      path.join(STATE, "cluster", "node", "run", "containerd.sock"),
-    ],
+    [path.join(REPO, "testbed/images/build.py"), "import", "--address", NODE_CONTAINERD],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
 }

@@ -6,7 +6,7 @@ import { readUpgradePlan } from "../../components/contract";
 import { dropStack, freshStack, getJson, mustPulumi } from "../harness";
 import { REPO } from "../local/environment";
 import { pulpCli } from "./clients";
-import { dropDatabase, ensureDatabase } from "./database";
+import { DATABASE_PASSWORD, dropDatabase, ensureDatabase } from "./database";
 import type { LoadTarget } from "./load";
 import { prepareLoadTarget } from "./loadTarget";
 import { importImages, localImages, releaseConfig, requireLocalImage } from "./stack";
@@ -29,7 +29,14 @@ export async function installRelease(
   dropDatabase(s.database);
   ensureDatabase(postgresql, s.database);
   freshStack(s.stack, releaseConfig(s.namespace, s.database, release), path.join(REPO, "Pulumi.dev.yaml"));
-  mustPulumi(s.stack, ["config", "set-all", "--secret", `pulp:adminPassword=${s.password}`]);
+  mustPulumi(s.stack, [
+    "config",
+    "set-all",
+    "--secret",
+    `pulp:adminPassword=${s.password}`,
+    "--secret",
+    `pulp:databasePassword=${DATABASE_PASSWORD}`,
+  ]);
   const { seconds } = mustPulumi(s.stack, ["up", "--yes", "--skip-preview"]);
   const base = `http://${getJson(["service", "pulp-web", "-n", s.namespace]).spec.clusterIP}:8080`;
   return { target: await prepareLoadTarget(base, s.password), seconds };

@@ -1,6 +1,7 @@
-// Real Pulp on the real node: the program's own install (local images built from Debian and PyPI, the
-// test bed's real PostgreSQL as an external database, real nginx and Redis), used by real clients through
-// pulp-web: pulp-cli, skopeo and plain HTTP. Ordered: each test builds on the install the first one made.
+// Real Pulp on the real node: the program's own install (local images built from Debian and PyPI, its
+// default database, a CloudNativePG Cluster run by the real operator, real nginx and Redis), used by real
+// clients through pulp-web: pulp-cli, skopeo and plain HTTP. Ordered: each test builds on the install
+// the first one made.
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -24,14 +25,9 @@ import {
   sha256,
   skopeoCopy,
 } from "../../../testbed/real/clients";
-import {
-  DATABASE_HOST,
-  DATABASE_NAMESPACE,
-  dropDatabase,
-  ensureDatabase,
-} from "../../../testbed/real/database";
+import { ensureCnpgOperator, hibernate, wake } from "../../../testbed/real/cnpg";
 import { serveFilesOverHttps } from "../../../testbed/real/httpsFiles";
-import { busyboxArchive, importImages, localImages } from "../../../testbed/real/stack";
+import { busyboxArchive, importImages } from "../../../testbed/real/stack";
 import { ensureTls } from "../../../testbed/tls/selfSigned";
 
 jest.setTimeout(30 * 60 * 1000);
@@ -45,7 +41,8 @@ const ORIGIN = `http://127.0.0.1:${PORT}`;
 const ADMIN_PASSWORD = "-starts-with-a-dash-Zq8";
 const SECRET_KEY = "1234567890".repeat(6);
 
-// The dev stack (real node, local images), one pod per process: a 2-core machine starts them faster.
+// The dev stack (real node, local images, one CloudNativePG instance), one pod per process: a 2-core
+// machine starts them faster.
 const small = { requests: { cpu: "50m", memory: "256Mi" }, limits: { memory: "1Gi" } };
 const BASE = {
   namespace: NS,
@@ -53,8 +50,8 @@ const BASE = {
   api: { replicas: 1, resources: small },
   content: { replicas: 1, resources: small },
   worker: { replicas: 1, terminationGracePeriodSeconds: 60, resources: small },
-  database: { external: { host: DATABASE_HOST, name: "pulp_real", sslmode: "disable" } },
 };
+const DATABASE_CLUSTER = "pulp-db";
 const DEV_STACK = path.join(REPO, "Pulumi.dev.yaml");
 const pulp: Pulp = { baseUrl: ORIGIN, password: ADMIN_PASSWORD };
 const timings: Record<string, number> = {};
@@ -88,7 +85,7 @@ function inApiPod(code: string): string {
 beforeAll(
   () => {
     importImages();
-    ensureDatabase(localImages().postgresql, "pulp_real");
+    ensureCnpgOperator();
     freshStack(STACK, BASE, DEV_STACK);
     // `set-all key=value`: a value that starts with "-" would otherwise be read as a flag.
     mustPulumi(STACK, ["config", "set-all", "--secret", `pulp:adminPassword=${ADMIN_PASSWORD}`]);
@@ -102,7 +99,6 @@ afterAll(() => {
   process.stdout.write(`real-Pulp timings (s): ${JSON.stringify(timings)}\n`);
   if (!process.env.PULP_KEEP_STACK) {
     dropStack(STACK, NS);
-    dropDatabase("pulp_real");
   }
 });
 
@@ -267,26 +263,15 @@ function pulpRestarts(): { count: Record<string, number>; endings: string[] } {
 // process if heartbeat fails"), so an outage longer than a heartbeat interval restarts them whatever the
 // probes say. Measured here: every Pulp container restarted once in a 130 s outage. What the program owns:
 // nothing is left crash-looping or needs a hand, and Pulp serves again soon after the database is back.
-test("a database outage: Pulp's processes restart by themselves and Pulp serves again once the database is back", async () => {
+test("a database outage (CloudNativePG hibernates every instance): Pulp's processes restart by themselves and Pulp serves again once the database is back", async () => {
   const before = pulpRestarts();
   const outage = Date.now();
-  kubectl(["-n", DATABASE_NAMESPACE, "scale", "deployment/postgres", "--replicas=0"]);
   try {
-    kubectl([
-      "-n",
-      DATABASE_NAMESPACE,
-      "wait",
-      "--for=delete",
-      "pod",
-      "-l",
-      "app=postgres",
-      "--timeout=120s",
-    ]);
+    await hibernate(NS, DATABASE_CLUSTER);
     // Longer than a database-bound liveness probe would take to restart a pod: 20 s period x 5 failures.
     await new Promise((r) => setTimeout(r, 130_000));
   } finally {
-    kubectl(["-n", DATABASE_NAMESPACE, "scale", "deployment/postgres", "--replicas=1"]);
-    kubectl(["-n", DATABASE_NAMESPACE, "rollout", "status", "deployment/postgres", "--timeout=180s"]);
+    await wake(NS, DATABASE_CLUSTER);
   }
   const back = Date.now();
   let status: { database_connection: { connected: boolean }; online_workers: unknown[] } | undefined;

@@ -22,8 +22,8 @@ test("the dev stack renders a complete install", () => {
   expect(kinds).toEqual(
     expect.arrayContaining([
       "core/v1:Namespace pulp-dev",
-      // The real node's dev stack uses the test bed's PostgreSQL (database.external).
-      "core/v1:Secret pulp-database",
+      // The program's default database: a CloudNativePG Cluster (the real operator on the real node).
+      "postgresql.cnpg.io/v1:Cluster pulp-db",
       "core/v1:PersistentVolumeClaim pulp-artifacts",
       "core/v1:Secret pulp-secret-key",
       "core/v1:Secret pulp-db-fields-encryption",
@@ -63,7 +63,7 @@ test("the stack outputs name what a person needs", async () => {
     secretKey: "pulp-secret-key",
     dbFieldsEncryption: "pulp-db-fields-encryption",
     adminPassword: "pulp-admin-password",
-    databasePassword: "pulp-database",
+    databasePassword: "pulp-db-app",
   });
   expect(program.migrationJob).toMatch(/^pulp-migrate-[0-9a-f]{8}$/);
   expect(await promiseOf(program.pulpcoreVersion as pulumi.Output<string>)).toBe("3.123.1");
