@@ -106,7 +106,8 @@ cd "$src"
 for b in "${todo[@]}"; do
   p="$(pkg "$b")"
   tree=clean
-  if go list -deps "$p" | grep -qx "$mod/pkg/importer"; then tree=dirty; fi
+  # (grep without -q reads all of go list's output: with pipefail, an early exit would SIGPIPE go list)
+  if go list -deps "$p" | grep -x "$mod/pkg/importer" >/dev/null; then tree=dirty; fi
   v="$mod/pkg/version"
   ldflags="-s -w -X $v.gitVersion=$CDI_VERSION -X $v.gitCommit=$CDI_COMMIT -X $v.gitTreeState=$tree -X $v.buildDate=$CDI_DATE"
   start=$(date +%s)
@@ -114,7 +115,7 @@ for b in "${todo[@]}"; do
   secs=$(( $(date +%s) - start ))
   mv "$bin/$b.tmp" "$bin/$b"
   echo "$stamp" > "$bin/$b.stamp"
-  echo "$b $secs s $(date -u +%Y-%m-%dT%H:%M:%SZ) GOMAXPROCS=$GOMAXPROCS $GOFLAGS load=$(cut -d' ' -f1 /proc/loadavg)" >> "$cache/build-times.txt"
-  echo "build.sh: built $b in $secs s" >&2
+  echo "$b $secs s gitTreeState=$tree $(date -u +%Y-%m-%dT%H:%M:%SZ) GOMAXPROCS=$GOMAXPROCS $GOFLAGS load=$(cut -d' ' -f1 /proc/loadavg)" >> "$cache/build-times.txt"
+  echo "build.sh: built $b in $secs s (gitTreeState=$tree)" >&2
 done
 echo "$bin"
