@@ -18,7 +18,6 @@ export function kubectl(args: string[], input?: string): string {
   });
 }
 
-/** `kubectl apply` that may be refused: returns the API server's answer instead of throwing. */
 /**
  * Starts a long-running kubectl (a port-forward, an interactive exec) and resolves once it has printed
  * `ready`; fails with what it printed when it exits first or takes over 30 s. `input` goes to its stdin.
@@ -42,12 +41,31 @@ export async function kubectlUntil(args: string[], ready: RegExp, input?: string
   return child;
 }
 
+/** `kubectl apply` that may be refused: returns the API server's answer instead of throwing. */
 export function kubectlTry(args: string[], input?: string): { ok: boolean; output: string } {
   const r = spawnSync(path.join(BIN, "kubectl"), ["--kubeconfig", KUBECONFIG, ...args], {
     encoding: "utf8",
     input,
   });
   return { ok: r.status === 0, output: `${r.stdout}${r.stderr}` };
+}
+
+/**
+ * Polls `done` until it holds; fails after `seconds`, naming `what` and, when given, what `detail()`
+ * says of the state at that moment.
+ */
+export async function waitUntil(
+  what: string,
+  seconds: number,
+  done: () => boolean,
+  options: { intervalMs?: number; detail?: () => string } = {},
+): Promise<void> {
+  for (const deadline = Date.now() + seconds * 1000; !done();) {
+    if (Date.now() > deadline) {
+      throw new Error(`${what}: not within ${seconds} s${options.detail ? `\n${options.detail()}` : ""}`);
+    }
+    await new Promise((r) => setTimeout(r, options.intervalMs ?? 1000));
+  }
 }
 
 export function getJson<T = any>(args: string[]): T {

@@ -2,7 +2,7 @@
 // idempotent), for the stacks that use the program's default database.
 import { execFileSync } from "child_process";
 import * as path from "path";
-import { getJson, kubectl } from "../harness";
+import { getJson, kubectl, waitUntil } from "../harness";
 import { KUBECONFIG, NODE_CONTAINERD, REPO } from "../local/environment";
 
 /** Installs the operator if it is not there and waits until its admission webhooks answer. */
@@ -17,21 +17,10 @@ interface InstancePod {
   status: { containerStatuses?: { ready: boolean }[] };
 }
 
-const instancePods = (namespace: string, cluster: string) =>
-  getJson<{ items: InstancePod[] }>([
-    "pods",
-    "-n",
-    namespace,
-    "-l",
-    `cnpg.io/cluster=${cluster},cnpg.io/podRole=instance`,
-  ]).items;
+const instanceSelector = (cluster: string) => `cnpg.io/cluster=${cluster},cnpg.io/podRole=instance`;
 
-async function waitFor(what: string, seconds: number, done: () => boolean): Promise<void> {
-  for (const until = Date.now() + seconds * 1000; !done();) {
-    if (Date.now() > until) throw new Error(`${what}: not within ${seconds} s`);
-    await new Promise((r) => setTimeout(r, 2000));
-  }
-}
+const instancePods = (namespace: string, cluster: string) =>
+  getJson<{ items: InstancePod[] }>(["pods", "-n", namespace, "-l", instanceSelector(cluster)]).items;
 
 /**
  * A database outage: hibernation keeps the operator from starting the instances again (the volumes
@@ -41,22 +30,35 @@ async function waitFor(what: string, seconds: number, done: () => boolean): Prom
  */
 export async function hibernate(namespace: string, cluster: string): Promise<void> {
   kubectl(["-n", namespace, "annotate", "cluster", cluster, "cnpg.io/hibernation=on", "--overwrite"]);
-  const selector = `cnpg.io/cluster=${cluster},cnpg.io/podRole=instance`;
-  kubectl(["-n", namespace, "delete", "pods", "-l", selector, "--grace-period=1", "--wait=false"]);
-  await waitFor(
+  kubectl([
+    "-n",
+    namespace,
+    "delete",
+    "pods",
+    "-l",
+    instanceSelector(cluster),
+    "--grace-period=1",
+    "--wait=false",
+  ]);
+  await waitUntil(
     `${namespace}/${cluster}: every instance stopped`,
     120,
     () => instancePods(namespace, cluster).length === 0,
+    { intervalMs: 2000 },
   );
 }
 
 /** Ends the hibernation and resolves when an instance is Ready again. */
 export async function wake(namespace: string, cluster: string): Promise<void> {
   kubectl(["-n", namespace, "annotate", "cluster", cluster, "cnpg.io/hibernation=off", "--overwrite"]);
-  await waitFor(`${namespace}/${cluster}: an instance Ready after the hibernation`, 300, () =>
-    instancePods(namespace, cluster).some((p) => {
-      const containers = p.status.containerStatuses ?? [];
-      return containers.length > 0 && containers.every((c) => c.ready);
-    }),
+  const ready = (p: InstancePod) => {
+    const containers = p.status.containerStatuses ?? [];
+    return containers.length > 0 && containers.every((c) => c.ready);
+  };
+  await waitUntil(
+    `${namespace}/${cluster}: an instance Ready after the hibernation`,
+    300,
+    () => instancePods(namespace, cluster).some(ready),
+    { intervalMs: 2000 },
   );
 }

@@ -5,7 +5,7 @@
 // to the config (test/unit/components/pulpRuntime.test.ts).
 import { renderNginxConf, WEB_PORT } from "../../../components/web/nginx";
 import { restricted } from "../../../components/workload/podSecurity";
-import { getJson, kubectl, kubectlTry } from "../../../testbed/harness";
+import { getJson, kubectl, kubectlTry, waitUntil } from "../../../testbed/harness";
 import { importImages, localImages } from "../../../testbed/real/stack";
 
 jest.setTimeout(5 * 60 * 1000);
@@ -55,16 +55,11 @@ function webPod(name: string, config: "dual-stack" | "ipv4-only", seccompProfile
 
 /** Waits until `done` holds for the pod, or fails with the pod's status and log. */
 async function until(pod: string, what: string, done: (p: any) => boolean): Promise<any> {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const p = getJson(["pod", "-n", NS, pod]);
-    if (done(p)) return p;
-    if (Date.now() > deadline) {
-      const log = kubectlTry(["logs", "-n", NS, pod]).output;
-      throw new Error(`${pod}: not ${what} within 120 s: ${JSON.stringify(p.status)}\n${log}`);
-    }
-    await new Promise((r) => setTimeout(r, 1000));
-  }
+  let p = getJson(["pod", "-n", NS, pod]);
+  await waitUntil(`${pod}: ${what}`, 120, () => done((p = getJson(["pod", "-n", NS, pod]))), {
+    detail: () => `${JSON.stringify(p.status)}\n${kubectlTry(["logs", "-n", NS, pod]).output}`,
+  });
+  return p;
 }
 
 const ready = (p: any) => p.status.containerStatuses?.[0]?.ready === true;
