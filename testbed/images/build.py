@@ -2,7 +2,7 @@
 """Builds the test bed's container images from Debian packages and PyPI, cached by content hash.
 
     build.py build [IMAGE ...] [--pulpcore VERSION ...]  build (or reuse) images; prints their names
-    build.py import --address SOCK [--ctr ctr]        ctr -n k8s.io images import every built image
+    build.py import --address SOCK [--ctr ctr] [NAME...]  ctr -n k8s.io images import every built image (or those named)
     build.py list                                     built images: name, archive, sizes
     build.py base-path                                the shared base rootfs (built if missing)
 
@@ -239,6 +239,7 @@ def main(argv):
     i.add_argument("--address", required=True, help="containerd socket")
     i.add_argument("--ctr", default="ctr")
     i.add_argument("--namespace", default="k8s.io")
+    i.add_argument("names", nargs="*", default=[], help="image names (default: every built image)")
     sub.add_parser("list")
     sub.add_parser("base-path")
     a = p.parse_args(argv)
@@ -271,7 +272,10 @@ def main(argv):
         metas = built()
         if not metas:
             sys.exit("nothing built: run build.py build first")
-        for m in metas:
+        missing = sorted(set(a.names) - {m["name"] for m in metas})
+        if missing:
+            sys.exit(f"not built: {' '.join(missing)}; build it: npm run images")
+        for m in (m for m in metas if not a.names or m["name"] in a.names):
             subprocess.run(
                 [a.ctr, "--address", a.address, "-n", a.namespace, "images", "import", m["archive"]],
                 check=True,

@@ -14,8 +14,9 @@
 #
 #   npm run test:cnpg    (KUBECONFIG and CONTAINERD_ADDRESS default to the embedded cluster's)
 #
-# Optional: PG_IMAGE (default localhost/postgresql:15), PG_IMAGE_ARCHIVE (an OCI archive of it to
-# import first), NODE_SELECTOR (default pulp-testbed/node-kind=real), CNPG_READY_TIMEOUT (600 s),
+# Optional: PG_IMAGE (default localhost/postgresql:15, imported from testbed/images' cache when the node
+# lacks it), PG_IMAGE_ARCHIVE (an OCI archive of it to import first), NODE_SELECTOR (default
+# pulp-testbed/node-kind=real), CNPG_READY_TIMEOUT (600 s),
 # KEEP_NAMESPACE=1 (leave the namespace for inspection). Any check that does not hold fails the run.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -69,8 +70,11 @@ op_node=$(k -n cnpg-system get pods -l app.kubernetes.io/name=cloudnative-pg -o 
 pass "operator pod on real node $op_node" "$t"
 
 t=$EPOCHREALTIME
-"$CTR" --address "$CONTAINERD_ADDRESS" -n k8s.io images ls -q "name==$PG_IMAGE" | grep -qx "$PG_IMAGE" \
-  || fail "operand image $PG_IMAGE in the node's containerd" "not imported: build it (testbed/images) and import it, or set PG_IMAGE_ARCHIVE"
+on_node() { "$CTR" --address "$CONTAINERD_ADDRESS" -n k8s.io images ls -q "name==$PG_IMAGE" | grep -qx "$PG_IMAGE"; }
+# A fresh node has none of the built images: bring this one in from testbed/images' cache.
+on_node || out=$(python3 "$REPO/testbed/images/build.py" import --address "$CONTAINERD_ADDRESS" --ctr "$CTR" "$PG_IMAGE" 2>&1) \
+  || fail "operand image $PG_IMAGE in the node's containerd" "$out"
+on_node || fail "operand image $PG_IMAGE in the node's containerd" "not there after the import; build it (npm run images) or set PG_IMAGE_ARCHIVE"
 pass "operand image $PG_IMAGE in the node's containerd" "$t"
 
 # --- the Cluster, as the program makes it -------------------------------------------------------------
