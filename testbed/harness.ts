@@ -167,6 +167,8 @@ export function freshStack(stack: string, changes: Record<string, unknown>, base
   execFileSync("bash", [path.join(REPO, "testbed/cluster/cluster.sh"), "up"], { stdio: "inherit" });
   for (const lock of stackLocks(stack).filter((l) => l.stale)) fs.rmSync(lock.file);
   // An interrupted run leaves its namespace (kept on destroy, owned by the old stack's field manager).
+  // Deleting it can take minutes (a database's finalizers, terminating pods); an install into a namespace
+  // still terminating would fail in obscure ways, so a namespace that does not go fails here.
   if (typeof changes.namespace === "string") {
     kubectlTry([
       "delete",
@@ -174,8 +176,14 @@ export function freshStack(stack: string, changes: Record<string, unknown>, base
       changes.namespace,
       "--ignore-not-found",
       "--wait=true",
-      "--timeout=120s",
+      "--timeout=300s",
     ]);
+    const left = kubectlTry(["get", "namespace", changes.namespace, "-o", "jsonpath={.status}"]);
+    if (left.ok) {
+      throw new Error(
+        `namespace ${changes.namespace} of an earlier run is still there after 300 s: ${left.output}`,
+      );
+    }
   }
   writeStackConfig(stack, changes, base);
   pulumi(stack, ["stack", "rm", "--force", "--yes"]);

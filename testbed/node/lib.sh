@@ -96,11 +96,19 @@ nfail() { # process, message: names it and shows the end of its log
   exit 1
 }
 
+# What is left of a process nalive calls dead: gone, a zombie, or alive under another command line.
+nprocess_seen() { # name
+  local pid
+  pid=$(npid_of "$1" 2>/dev/null) || { echo "no pid file"; return; }
+  [[ -r /proc/$pid/status ]] || { echo "pid $pid is gone"; return; }
+  echo "pid $pid: $(awk '/^State:/ { print $2, $3 }' "/proc/$pid/status"), command line: $(tr '\0' ' ' <"/proc/$pid/cmdline")"
+}
+
 nwait() { # process, timeout seconds, what, command...
   local name=$1 timeout=$2 what=$3; shift 3
   local end=$((SECONDS + timeout))
   until "$@" >/dev/null 2>&1; do
-    nalive "$name" || nfail "$name" "exited while waiting for $what"
+    nalive "$name" || nfail "$name" "exited while waiting for $what ($(nprocess_seen "$name"))"
     ((SECONDS < end)) || nfail "$name" "timed out after ${timeout}s waiting for $what"
     sleep 0.2
   done

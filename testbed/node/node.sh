@@ -49,6 +49,12 @@ node_ready() {
 
 since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
 
+keep_failed_logs() {
+  local kept=$NODE_CLUSTER_DIR/node-logs-failed
+  rm -rf "$kept" && cp -a "$NLOGS" "$kept" 2>/dev/null || kept=$NLOGS
+  echo "real node: up failed; logs are in $kept" >&2
+}
+
 cmd_up() {
   local t0=$EPOCHREALTIME b
   bash "$HERE/packages.sh" --check
@@ -74,7 +80,8 @@ cmd_up() {
   fi
   mkdir -p "$N" "$NLOGS" "$NPIDS" "$NRUN"
   echo "$NODE_CLUSTER_DIR" >"$OWNER_FILE"
-  trap 'rc=$?; if ((rc)); then echo "real node: up failed; logs are in $NLOGS" >&2; cmd_down || true; fi' EXIT
+  # `down` removes $N: a failed start keeps its logs beside it for a look.
+  trap 'rc=$?; if ((rc)); then keep_failed_logs; cmd_down || true; fi' EXIT
 
   load_ports
   read -r KUBELET_HEALTHZ_PORT PROXY_HEALTHZ_PORT PROXY_METRICS_PORT COREDNS_READY_PORT <<<"$(npick_ports 4)"
