@@ -20,6 +20,7 @@ export = async () => {
     serviceNames: pulp.serviceNames,
     secretNames: pulp.secretNames,
     migrationJob: pulp.migrationJobName,
+    ...(pulp.backupCronJobName ? { backupCronJob: pulp.backupCronJobName } : {}),
     image: config.image,
     ...deployedOutputs(pulp.rolledOut, {
       pulpcoreVersion: config.pulpcoreVersion,

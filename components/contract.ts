@@ -17,6 +17,7 @@ export const HOLDINGS = {
   database: "the PostgreSQL database (CloudNativePG): every byte of Pulp's metadata",
   artifacts: "a volume: its files are lost with it",
   import: "an imported volume (CDI)",
+  backups: "the backups volume: every backup in it is lost with it",
   namespace: "the namespace: deleting it deletes everything in it",
   "secret-key": "Django's SECRET_KEY: a new one logs everyone out and voids signed data",
   "db-fields-key": "the key that encrypts database fields: with a new one they cannot be read",

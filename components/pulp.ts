@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { Backup } from "./backup/backup";
 import { DataVolumeImports } from "./cdi/dataVolumes";
 import { SuppliedSecrets } from "./config/load";
 import { PulpConfig } from "./config/parse";
@@ -72,6 +73,8 @@ export class Pulp extends pulumi.ComponentResource {
   readonly workloads: Partial<Record<PulpProcess | "web" | "redis", Workload>> = {};
   readonly settings: Settings;
   readonly migration: MigrationJob;
+  /** The backup CronJob, when backup.enabled (a Job created from it takes one backup). */
+  readonly backupCronJobName?: string;
   /** How this update upgrades Pulp (upgrade/plan.ts); a stop-the-world plan stops the old release first. */
   readonly upgrade: UpgradePlan;
   /**
@@ -243,6 +246,27 @@ export class Pulp extends pulumi.ComponentResource {
       child,
     );
     this.migrationJobName = this.migration.jobName;
+
+    const backup = config.backup.enabled
+      ? new Backup(
+          `${name}-backup`,
+          {
+            namespace,
+            identity,
+            backup: config.backup,
+            config,
+            pulpImage: config.image,
+            database: database.settings,
+            databasePassword: database.password,
+            artifacts: storage.claim ? storage.volume : undefined,
+            keys: secrets,
+            podDefaults: everyPod,
+            after: [this.migration.job],
+          },
+          child,
+        )
+      : undefined;
+    this.backupCronJobName = backup?.cronJobName;
 
     const trust =
       config.trustedCa.certificates || config.trustedCa.configMap

@@ -141,6 +141,16 @@ export function checkRules(
     );
   }
 
+  // Backups run pg_dump from a PostgreSQL image: it must be at least the server's major version.
+  if (config.backup.enabled && !config.backup.image && !cloudnativepg?.imageName) {
+    add(
+      ["backup", "image"],
+      "backups run pg_dump, and no PostgreSQL image is known: set one whose major version is at least the " +
+        "database server's (the default is database.cloudnativepg.imageName, which is not set)",
+      setCommand("pulp:backup.image", "ghcr.io/cloudnative-pg/postgresql:17"),
+    );
+  }
+
   // Redis-backed features need Redis.
   if (!config.redis.enabled) {
     if (config.cacheEnabled) {

@@ -331,6 +331,37 @@ const dataVolume = z.strictObject({
   waitForFirstConsumer: z.boolean().default(false),
 });
 
+/**
+ * Backups (components/backup): a CronJob that dumps the database, then copies the artifacts and the key
+ * Secrets into a volume of its own. Without a schedule it runs only on demand (`npm run backup -- now`).
+ */
+const backupSchema = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    /** A cron schedule ("0 3 * * *"); unset: on demand only. */
+    schedule: z
+      .string()
+      .regex(/^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|(\S+\s+){4}\S+)$/, {
+        error: 'must be a cron schedule such as "0 3 * * *" (five fields) or "@daily"',
+      })
+      .optional(),
+    /** Complete backups kept in the volume, the newest first; older ones are deleted after each backup. */
+    keep: wholeNumber(1, 1000).default(7),
+    /**
+     * A PostgreSQL image whose pg_dump is at least the server's major version (it runs pg_dump, GNU
+     * coreutils and tar). Default: database.cloudnativepg.imageName.
+     */
+    image: formatted(imageProblem).optional(),
+    volume: z
+      .strictObject({ size: size.default("100Gi"), storageClass: formatted(dnsSubdomainProblem).optional() })
+      .prefault({}),
+    resources: resourcesSchema.default({
+      requests: { cpu: "100m", memory: "256Mi" },
+      limits: { memory: "1Gi" },
+    }),
+  })
+  .prefault({});
+
 const quotaSchema = z.strictObject({ requestsStorage: size.optional() });
 
 const checksum = z.enum(["md5", "sha1", "sha224", "sha256", "sha384", "sha512"]);
@@ -394,6 +425,7 @@ export const configSchema = z.strictObject({
   storage: storageSchema,
   ingress: ingressSchema,
   dataVolumes: z.array(dataVolume).default([]),
+  backup: backupSchema,
   scheduling: schedulingSchema,
   /**
    * Secrets of type kubernetes.io/dockerconfigjson in the namespace, for every pod the program creates

@@ -1,6 +1,16 @@
 /** The part a pod plays; also the `app.kubernetes.io/component` label and the Service name suffix. */
 export type Component =
-  "api" | "content" | "worker" | "web" | "redis" | "migration" | "database" | "storage" | "config" | "import";
+  | "api"
+  | "content"
+  | "worker"
+  | "web"
+  | "redis"
+  | "migration"
+  | "database"
+  | "storage"
+  | "config"
+  | "import"
+  | "backup";
 
 export interface Identity {
   /** `app.kubernetes.io/instance`, and the prefix of every fixed name. */

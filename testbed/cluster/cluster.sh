@@ -296,6 +296,8 @@ cmd_status() {
 cmd_env() {
   [[ -f "$KUBECONFIG_FILE" ]] || echo "cluster: warning: $KUBECONFIG_FILE does not exist yet; run 'up'" >&2
   echo "export KUBECONFIG=$KUBECONFIG_FILE"
+  # The shipped tools (npm run stack, npm run backup) run $PULP_KUBECTL, else kubectl from PATH.
+  echo "export PULP_KUBECTL=$BIN/kubectl"
 }
 
 main() {

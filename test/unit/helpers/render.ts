@@ -36,6 +36,7 @@ async function renderOnce(
 
 export const DEPLOYMENT = "kubernetes:apps/v1:Deployment";
 export const JOB = "kubernetes:batch/v1:Job";
+export const CRONJOB = "kubernetes:batch/v1:CronJob";
 export const SECRET = "kubernetes:core/v1:Secret";
 export const PVC = "kubernetes:core/v1:PersistentVolumeClaim";
 export const CNPG = "kubernetes:postgresql.cnpg.io/v1:Cluster";
@@ -48,10 +49,15 @@ export function podTemplates(run: MockRun): Record<string, unknown> {
   );
 }
 
-/** Every pod spec the install creates: Deployments and Jobs. */
+/** Every pod spec the install creates: Deployments, Jobs and CronJobs. */
 export function podSpecs(run: MockRun): [string, Record<string, unknown>][] {
-  return [...run.ofType(DEPLOYMENT), ...run.ofType(JOB)].map((r: Registered) => [
-    `${r.type.split(":").pop()} ${r.inputs.metadata.name}`,
-    r.inputs.spec.template.spec,
-  ]);
+  const named = (r: Registered, template: { spec: Record<string, unknown> }) =>
+    [`${r.type.split(":").pop()} ${r.inputs.metadata.name}`, template.spec] as [
+      string,
+      Record<string, unknown>,
+    ];
+  return [
+    ...[...run.ofType(DEPLOYMENT), ...run.ofType(JOB)].map((r) => named(r, r.inputs.spec.template)),
+    ...run.ofType(CRONJOB).map((r) => named(r, r.inputs.spec.jobTemplate.spec.template)),
+  ];
 }

@@ -5,13 +5,21 @@ import { restricted, restrictedViolations } from "../../../../components/workloa
 import { MINIMAL } from "../../helpers/configs";
 import { podSpecs, render } from "../../helpers/render";
 
+/** web, Redis and backups on: every kind of pod the program makes. */
+const EVERYTHING = {
+  ...MINIMAL,
+  web: { enabled: true },
+  redis: { enabled: true },
+  backup: { enabled: true, image: "ghcr.io/cloudnative-pg/postgresql:16.4" },
+};
+
 type Container = k8s.types.input.core.v1.Container & {
   securityContext?: { readOnlyRootFilesystem?: boolean };
 };
 
 test.each([
   ["minimal", MINIMAL],
-  ["everything enabled", { ...MINIMAL, web: { enabled: true }, redis: { enabled: true }, tokenAuth: true }],
+  ["everything enabled", { ...EVERYTHING, tokenAuth: true }],
 ])("every pod spec passes the restricted profile (%s)", async (_label, raw) => {
   const specs = podSpecs(await render(raw));
   expect(specs.length).toBeGreaterThanOrEqual(4);
@@ -20,8 +28,8 @@ test.each([
   }
 });
 
-test("Pulp pods run as uid/gid 700 with fsGroup 700", async () => {
-  for (const [name, spec] of podSpecs(await render(MINIMAL))) {
+test("Pulp pods and the backup pod run as uid/gid 700 with fsGroup 700", async () => {
+  for (const [name, spec] of podSpecs(await render({ ...MINIMAL, backup: EVERYTHING.backup }))) {
     expect({ name, ctx: spec.securityContext }).toMatchObject({
       name,
       ctx: { runAsUser: 700, runAsGroup: 700, fsGroup: 700, runAsNonRoot: true },
@@ -30,12 +38,7 @@ test("Pulp pods run as uid/gid 700 with fsGroup 700", async () => {
 });
 
 test("every container's root filesystem is read-only, unless an override turns it off for one", async () => {
-  const everything = {
-    ...MINIMAL,
-    web: { enabled: true },
-    redis: { enabled: true },
-    trustedCa: { configMap: "ca" },
-  };
+  const everything = { ...EVERYTHING, trustedCa: { configMap: "ca" } };
   for (const [name, spec] of podSpecs(await render(everything))) {
     const { containers, initContainers = [] } = spec as {
       containers: Container[];
@@ -93,7 +96,7 @@ test("podSpecOverrides reach the pod spec without dropping the security context"
 });
 
 test("no pod gets service-link env: dynaconf would read PULP_REDIS_PORT=tcp://... as a setting", async () => {
-  const everything = { ...MINIMAL, web: { enabled: true }, redis: { enabled: true }, cacheEnabled: true };
+  const everything = { ...EVERYTHING, cacheEnabled: true };
   for (const [name, spec] of podSpecs(await render(everything))) {
     expect({ name, links: spec.enableServiceLinks }).toEqual({ name, links: false });
   }

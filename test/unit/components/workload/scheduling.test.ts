@@ -17,10 +17,11 @@ test("every pod and the database Cluster get nodeSelector and tolerations", asyn
     ...MINIMAL,
     web: { enabled: true },
     redis: { enabled: true },
+    backup: { enabled: true, image: "ghcr.io/cloudnative-pg/postgresql:16.4" },
     scheduling: KWOK,
   });
   const specs = podSpecs(run);
-  expect(specs.map(([what]) => what).length).toBe(6); // api, content, worker, web, redis, migration Job
+  expect(specs.map(([what]) => what).length).toBe(7); // api, content, worker, web, redis, migration Job, backup
   for (const [what, spec] of specs) {
     expect({ what, nodeSelector: spec.nodeSelector, tolerations: spec.tolerations }).toEqual({
       what,
@@ -94,15 +95,16 @@ test("keys, values and enums follow the API server's rules, each problem reporte
   ]);
 });
 
-test("image pull secrets reach every pod (the migration Job, Redis and web included) and the Cluster", async () => {
+test("image pull secrets reach every pod (the migration Job, Redis, web and backups included) and the Cluster", async () => {
   const run = await render({
     ...MINIMAL,
     web: { enabled: true },
     redis: { enabled: true },
+    backup: { enabled: true, image: "ghcr.io/cloudnative-pg/postgresql:16.4" },
     imagePullSecrets: ["registry-a", "registry-b"],
   });
   const specs = podSpecs(run);
-  expect(specs.map(([what]) => what).length).toBe(6);
+  expect(specs.map(([what]) => what).length).toBe(7);
   for (const [what, spec] of specs) {
     expect({ what, secrets: spec.imagePullSecrets }).toEqual({
       what,

@@ -1,0 +1,121 @@
+#!/bin/bash
+# One backup of a Pulp install, run by the backup Job (backup.ts) in a PostgreSQL image: pg_dump,
+# pg_restore, GNU coreutils, find and tar. Writes $BACKUP_ROOT/.partial-<id>/ and renames it to
+# $BACKUP_ROOT/<id>/ only when everything is in, so a directory named by an id is always complete.
+#
+# Consistency: the database is dumped first (one snapshot), then the artifacts are copied. Artifacts are
+# content-addressed and only ever added or deleted, so a copy taken after the dump holds every file the
+# dump references, plus perhaps newer ones (harmless). The one race, an orphan cleanup deleting files
+# between the two, is checked: every artifact row of the dump must have its file in the copy.
+#
+# Artifacts are copied incrementally: files unchanged since the previous backup (same path, size and
+# mtime) are hard links to its copies, so each backup is complete on its own and deleting an old one
+# frees only what no newer backup shares.
+#
+# Env: BACKUP_ROOT, KEEP (backups kept, this one included), MEDIA_ROOT (empty: artifacts live in object
+# storage), KEYS_DIR (the key Secrets as files), CONFIG_FILE, VERSIONS_FILE (written by the init
+# container), INSTANCE, NAMESPACE, STORAGE; PG* for libpq.
+set -euo pipefail
+# Owner and group only: the group is the pod's fsGroup (Pulp's gid), which whatever restores runs in.
+umask 027
+
+root=${BACKUP_ROOT:?} keep=${KEEP:?}
+id=$(date -u +%Y%m%dT%H%M%SZ)
+work=$root/.partial-$id
+final=$root/$id
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+t0=$SECONDS
+log() { printf '%s backup %s: %s\n' "$(date -u +%H:%M:%S)" "$id" "$*"; }
+fail() { log "FAILED: $*"; printf 'backup %s failed: %s\n' "$id" "$*" >/dev/termination-log; exit 1; }
+
+[[ -e $final ]] && fail "$final exists already (two backups in one second); run it again"
+mkdir -p "$work"
+trap 'rm -rf "$work"' EXIT
+
+# 1. The database, in pg_dump's custom format (compressed; pg_restore can pick tables out of it).
+server=$(psql -XAtc 'SHOW server_version') || fail "cannot reach PostgreSQL at $PGHOST:$PGPORT as $PGUSER"
+pg_dump --format=custom --file="$work/database.dump" || fail "pg_dump failed (see the log above)"
+log "database dumped ($(stat -c %s "$work/database.dump") bytes, PostgreSQL $server)"
+
+# The artifact files the dump references, read from the dump itself (the same snapshot).
+pg_restore --data-only --table=core_artifact --file=- "$work/database.dump" | awk -F'\t' '
+  /^COPY .*core_artifact \(/ {
+    sub(/^[^(]*\(/, ""); sub(/\).*$/, ""); n = split($0, cols, ", ")
+    for (i = 1; i <= n; i++) if (cols[i] == "file") col = i
+    rows = 1; next
+  }
+  rows && $0 == "\\." { rows = 0; next }
+  rows { print $col }' | LC_ALL=C sort -u >"$work/artifacts.list"
+referenced=$(wc -l <"$work/artifacts.list")
+
+# 2. The artifacts, after the dump.
+files=0 bytes=0
+if [[ -n ${MEDIA_ROOT:-} ]]; then
+  # Path, size and mtime in whole seconds (what tar keeps).
+  listing() { (cd "$1" && find . -type f -printf '%P\t%s\t%Ts\n' | LC_ALL=C sort); }
+  prev=$(find "$root" -mindepth 1 -maxdepth 1 -name '[0-9]*T*Z' -printf '%f\n' | LC_ALL=C sort | tail -n 1)
+  mkdir -p "$work/media"
+  listing "$MEDIA_ROOT" >"$work/source.list"
+  if [[ -n $prev && -d $root/$prev/media ]]; then
+    rmdir "$work/media" && cp -al "$root/$prev/media" "$work/media"
+    listing "$work/media" >"$work/previous.list"
+    # Gone or changed since the previous backup: drop the link; new or changed: copy below.
+    LC_ALL=C comm -23 "$work/previous.list" "$work/source.list" | cut -f1 \
+      | (cd "$work/media" && xargs -r -d '\n' rm -f --)
+    LC_ALL=C comm -13 "$work/previous.list" "$work/source.list" | cut -f1 >"$work/copy.list"
+    rm "$work/previous.list"
+  else
+    cut -f1 "$work/source.list" >"$work/copy.list"
+  fi
+  tar -C "$MEDIA_ROOT" -cf - --no-recursion -T "$work/copy.list" | tar -C "$work/media" -xf - \
+    || fail "copying artifacts from $MEDIA_ROOT failed"
+  log "artifacts: $(wc -l <"$work/copy.list") files copied, the rest linked to backup ${prev:-(none)}"
+  rm "$work/copy.list" "$work/source.list"
+
+  (cd "$work/media" && find . -type f -printf '%P\t%s\n' | LC_ALL=C sort) >"$work/media.list"
+  LC_ALL=C comm -23 "$work/artifacts.list" <(cut -f1 "$work/media.list") >"$work/missing.list"
+  missing=$(wc -l <"$work/missing.list")
+  if ((missing > 0)); then
+    first=$(head -n 3 "$work/missing.list" | paste -sd ' ')
+    fail "$missing artifact file(s) the database references are not in $MEDIA_ROOT (first: $first). An orphan cleanup during the backup deletes files like this: run the backup again. If it fails again, the volume lost them: Pulp's repair task (POST <apiRoot>api/v3/repair/) downloads them again where their remotes still have them"
+  fi
+  rm "$work/missing.list"
+  files=$(wc -l <"$work/media.list")
+  bytes=$(awk -F'\t' '{ s += $2 } END { print s + 0 }' "$work/media.list")
+fi
+
+# 3. The keys (the database is unreadable without the db-fields key) and the config that made it.
+mkdir "$work/keys"
+cp -L "$KEYS_DIR"/* "$work/keys/"
+cp "$CONFIG_FILE" "$work/config.json"
+
+# 4. The manifest: what it holds, with sizes and checksums.
+sum() { sha256sum "$1" | cut -d' ' -f1; }
+keys=$(cd "$work/keys" && for f in *; do printf '%s"%s": "%s"' "${sep:-}" "$f" "$(sum "$f")"; sep=', '; done)
+cat >"$work/manifest.json" <<EOF
+{
+  "format": 1,
+  "id": "$id",
+  "instance": "$INSTANCE",
+  "namespace": "$NAMESPACE",
+  "started": "$started",
+  "finished": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
+  "versions": $(cat "$VERSIONS_FILE"),
+  "database": {"file": "database.dump", "format": "pg_dump custom", "server": "$server", "bytes": $(stat -c %s "$work/database.dump"), "sha256": "$(sum "$work/database.dump")"},
+  "artifacts": {"storage": "$STORAGE", "referenced": $referenced, "files": $files, "bytes": $bytes, "list": "media.list"},
+  "keys": {$keys},
+  "config": {"file": "config.json", "sha256": "$(sum "$work/config.json")"}
+}
+EOF
+mv "$work" "$final"
+trap - EXIT
+log "complete in $((SECONDS - t0)) s: $final"
+
+# 5. Retention: the newest $keep complete backups stay; half-written ones of earlier runs go.
+find "$root" -mindepth 1 -maxdepth 1 -name '.partial-*' ! -name ".partial-$id" -exec rm -rf {} +
+find "$root" -mindepth 1 -maxdepth 1 -name '[0-9]*T*Z' -printf '%f\n' | LC_ALL=C sort -r | tail -n +"$((keep + 1))" \
+  | while read -r old; do rm -rf "${root:?}/$old" && log "retention: removed $old"; done
+
+printf '{"id": "%s", "seconds": %d, "databaseBytes": %s, "artifactFiles": %s, "artifactBytes": %s}\n' \
+  "$id" "$((SECONDS - t0))" "$(stat -c %s "$final/database.dump")" "$files" "$bytes" >/dev/termination-log
+cat /dev/termination-log

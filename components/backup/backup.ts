@@ -1,0 +1,240 @@
+import * as k8s from "@pulumi/kubernetes";
+import * as fs from "fs";
+import * as path from "path";
+import * as pulumi from "@pulumi/pulumi";
+import { ParsedConfig } from "../config/schema";
+import { holds } from "../contract";
+import { SecretKeyRef } from "../secrets/pulpSecrets";
+import {
+  DB_FIELDS_KEY_FILE,
+  DatabaseSettings,
+  PULP_DATA_DIR,
+  TOKEN_PRIVATE_KEY_FILE,
+  TOKEN_PUBLIC_KEY_FILE,
+} from "../settings/render";
+import { fixedName, Identity, labels, runningLabels } from "../shared/labels";
+import { PodDefaults, restricted } from "../workload/podSecurity";
+
+/** The script the Job runs (shellchecked in the repository, shipped in a ConfigMap). */
+export const BACKUP_SCRIPT = fs.readFileSync(path.join(__dirname, "backup.sh"), "utf8");
+
+/** Where the backup volume is mounted: `<BACKUP_ROOT>/<id>/` is one backup. */
+export const BACKUP_ROOT = "/backups";
+
+/** The key Secrets as the backup stores them, file by file (`keys/<file>` in a backup). */
+export const KEY_FILES = {
+  secretKey: "secret_key",
+  dbFieldsKey: DB_FIELDS_KEY_FILE,
+  adminPassword: "admin_password",
+  tokenPrivateKey: TOKEN_PRIVATE_KEY_FILE,
+  tokenPublicKey: TOKEN_PUBLIC_KEY_FILE,
+} as const;
+
+/**
+ * The installed Pulp distributions and versions as JSON, run by the interpreter Pulp itself runs with
+ * (pulpcore-manager's shebang), so the manifest says what the image really carries.
+ */
+const VERSIONS_SCRIPT = [
+  'py=$(sed -n "1s/^#!//p" /usr/local/bin/pulpcore-manager)',
+  "exec $py -c 'import importlib.metadata as m, json, sys",
+  'names = {(d.metadata["Name"] or "").lower().replace("_", "-"): d.version for d in m.distributions()}',
+  'json.dump({n: v for n, v in sorted(names.items()) if n.startswith("pulp")}, sys.stdout)\' >/run/backup/versions.json',
+].join("\n");
+
+export interface BackupArgs {
+  namespace: pulumi.Input<string>;
+  identity: Identity;
+  backup: ParsedConfig["backup"];
+  /** The whole parsed config: it goes into every backup as config.json (it holds no secret values). */
+  config: ParsedConfig;
+  /** The Pulp image: its init container reads the installed versions for the manifest. */
+  pulpImage: string;
+  database: DatabaseSettings;
+  databasePassword: SecretKeyRef;
+  /** The volume at /var/lib/pulp, or undefined when artifacts live in object storage. */
+  artifacts?: k8s.types.input.core.v1.Volume;
+  keys: {
+    secretKey: SecretKeyRef;
+    dbFieldsKey: SecretKeyRef;
+    adminPassword: SecretKeyRef;
+    tokenKeysSecret?: string;
+  };
+  podDefaults?: PodDefaults;
+  /** A backup must not start before the first migration: there would be no schema to dump. */
+  after: pulumi.Resource[];
+}
+
+/**
+ * Backups of the install into a volume of its own: a CronJob (suspended when no schedule is set; `npm
+ * run backup -- now` or `kubectl create job --from=cronjob/<instance>-backup` runs it on demand) whose
+ * pod dumps the database, then copies the artifacts and the key Secrets (backup.sh says why in that
+ * order). The volume holds every backup: it is never replaced or deleted by the program.
+ */
+export class Backup extends pulumi.ComponentResource {
+  readonly cronJobName: string;
+  readonly claimName: string;
+
+  constructor(name: string, args: BackupArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("pulp:backup:Backup", name, {}, opts);
+    const { identity, backup } = args;
+    const image = backup.image ?? args.config.database.cloudnativepg?.imageName;
+    if (!image) {
+      throw new pulumi.ResourceError("backup.image is not set (parseConfig rejects this)", this);
+    }
+    this.claimName = fixedName(identity, "backups");
+    this.cronJobName = fixedName(identity, "backup");
+    const meta = (objectName: string) => ({
+      name: objectName,
+      namespace: args.namespace,
+      labels: labels(identity, "backup"),
+    });
+
+    const claim = new k8s.core.v1.PersistentVolumeClaim(
+      name,
+      {
+        metadata: { ...meta(this.claimName), annotations: holds("backups") },
+        spec: {
+          accessModes: ["ReadWriteOnce"],
+          storageClassName: backup.volume.storageClass,
+          resources: { requests: { storage: backup.volume.size } },
+        },
+      },
+      { parent: this, protect: true, retainOnDelete: true },
+    );
+    const script = new k8s.core.v1.ConfigMap(
+      name,
+      {
+        metadata: meta(this.cronJobName),
+        data: { "backup.sh": BACKUP_SCRIPT, "config.json": JSON.stringify(args.config, null, 2) },
+      },
+      { parent: this },
+    );
+
+    const keyItems: k8s.types.input.core.v1.VolumeProjection[] = [
+      {
+        secret: {
+          name: args.keys.secretKey.name,
+          items: [{ key: args.keys.secretKey.key, path: KEY_FILES.secretKey }],
+        },
+      },
+      {
+        secret: {
+          name: args.keys.dbFieldsKey.name,
+          items: [{ key: args.keys.dbFieldsKey.key, path: KEY_FILES.dbFieldsKey }],
+        },
+      },
+      {
+        secret: {
+          name: args.keys.adminPassword.name,
+          items: [{ key: args.keys.adminPassword.key, path: KEY_FILES.adminPassword }],
+        },
+      },
+      ...(args.keys.tokenKeysSecret
+        ? [
+            {
+              secret: {
+                name: args.keys.tokenKeysSecret,
+                items: [
+                  { key: TOKEN_PRIVATE_KEY_FILE, path: KEY_FILES.tokenPrivateKey },
+                  { key: TOKEN_PUBLIC_KEY_FILE, path: KEY_FILES.tokenPublicKey },
+                ],
+              },
+            },
+          ]
+        : []),
+    ];
+    const db = args.database;
+    const env: k8s.types.input.core.v1.EnvVar[] = [
+      { name: "BACKUP_ROOT", value: BACKUP_ROOT },
+      { name: "KEEP", value: String(backup.keep) },
+      { name: "MEDIA_ROOT", value: args.artifacts ? `${PULP_DATA_DIR}/media` : "" },
+      {
+        name: "STORAGE",
+        value: args.artifacts ? "pvc" : "s3 (not in the backup: back the bucket up by its own means)",
+      },
+      { name: "KEYS_DIR", value: "/run/keys" },
+      { name: "CONFIG_FILE", value: "/opt/backup/config.json" },
+      { name: "VERSIONS_FILE", value: "/run/backup/versions.json" },
+      { name: "INSTANCE", value: identity.instance },
+      { name: "NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
+      { name: "PGHOST", value: db.host },
+      { name: "PGPORT", value: String(db.port) },
+      { name: "PGDATABASE", value: db.name },
+      { name: "PGUSER", value: db.user },
+      { name: "PGSSLMODE", value: db.sslmode },
+      {
+        name: "PGPASSWORD",
+        valueFrom: { secretKeyRef: { name: args.databasePassword.name, key: args.databasePassword.key } },
+      },
+    ];
+    const podLabels = runningLabels(identity, "backup");
+    const podSpec = restricted({
+      ...args.podDefaults,
+      restartPolicy: "Never",
+      enableServiceLinks: false,
+      initContainers: [
+        {
+          name: "versions",
+          image: args.pulpImage,
+          command: ["/bin/sh", "-c", VERSIONS_SCRIPT],
+          volumeMounts: [{ name: "work", mountPath: "/run/backup" }],
+          resources: { requests: { cpu: "10m", memory: "64Mi" }, limits: { memory: "256Mi" } },
+        },
+      ],
+      containers: [
+        {
+          name: "backup",
+          image,
+          command: ["/bin/bash", "/opt/backup/backup.sh"],
+          env,
+          // The kubelet keeps the log's tail in the failed container's status: `npm run backup` prints it.
+          terminationMessagePolicy: "FallbackToLogsOnError",
+          volumeMounts: [
+            { name: "backups", mountPath: BACKUP_ROOT },
+            { name: "script", mountPath: "/opt/backup", readOnly: true },
+            { name: "keys", mountPath: "/run/keys", readOnly: true },
+            { name: "work", mountPath: "/run/backup" },
+            { name: "tmp", mountPath: "/tmp" },
+            // Read-only: a backup never writes Pulp's data.
+            ...(args.artifacts ? [{ name: "artifacts", mountPath: PULP_DATA_DIR, readOnly: true }] : []),
+          ],
+          resources: backup.resources,
+        },
+      ],
+      volumes: [
+        { name: "backups", persistentVolumeClaim: { claimName: this.claimName } },
+        { name: "script", configMap: { name: this.cronJobName, defaultMode: 0o444 } },
+        { name: "keys", projected: { sources: keyItems, defaultMode: 0o440 } },
+        { name: "work", emptyDir: {} },
+        { name: "tmp", emptyDir: {} },
+        ...(args.artifacts ? [{ ...args.artifacts, name: "artifacts" }] : []),
+      ],
+    });
+
+    new k8s.batch.v1.CronJob(
+      name,
+      {
+        metadata: meta(this.cronJobName),
+        spec: {
+          // No schedule: suspended, so it runs only when a Job is created from it.
+          schedule: backup.schedule ?? "0 0 1 1 *",
+          suspend: backup.schedule === undefined,
+          // One backup at a time: the next one links to the files of the last complete one.
+          concurrencyPolicy: "Forbid",
+          successfulJobsHistoryLimit: 3,
+          failedJobsHistoryLimit: 3,
+          jobTemplate: {
+            metadata: { labels: podLabels },
+            spec: {
+              // A failed backup says why in its status; the next run starts clean (its partial copy is removed).
+              backoffLimit: 0,
+              template: { metadata: { labels: podLabels }, spec: podSpec },
+            },
+          },
+        },
+      },
+      { parent: this, dependsOn: [claim, script, ...args.after] },
+    );
+    this.registerOutputs({ cronJobName: this.cronJobName, claimName: this.claimName });
+  }
+}
