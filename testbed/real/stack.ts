@@ -66,6 +66,9 @@ export function releaseConfig(namespace: string, database: string, release: stri
     content: { replicas: 2, resources: small },
     worker: { replicas: 1, terminationGracePeriodSeconds: 60, resources: small },
     database: { external: { host: DATABASE_HOST, name: database, sslmode: "disable" } },
+    // The dev stack's backups take their image from the CloudNativePG config this replaces; the upgrade
+    // tests take no backups.
+    backup: { enabled: false },
   };
 }
 
