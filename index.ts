@@ -26,6 +26,7 @@ export = async () => {
       pulpcoreVersion: config.pulpcoreVersion,
       idle: config.idle,
       pluginVersions: config.plugins,
+      restoredBackup: pulp.restoredBackup,
     }),
   };
 };

@@ -43,6 +43,7 @@ export const DEPLOYED_OUTPUTS = {
   pulpcoreVersion: "pulpcoreVersion",
   idle: "idle",
   pluginVersions: "pluginVersions",
+  restoredBackup: "restoredBackup",
 } as const;
 
 /** Component type tokens the tools recognise in a preview's URNs. */

@@ -1,5 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { Backup } from "./backup/backup";
+import { RestoreJob } from "./backup/restore";
+import { planRestore } from "./backup/restorePlan";
 import { DataVolumeImports } from "./cdi/dataVolumes";
 import { SuppliedSecrets } from "./config/load";
 import { PulpConfig } from "./config/parse";
@@ -73,6 +75,8 @@ export class Pulp extends pulumi.ComponentResource {
   readonly workloads: Partial<Record<PulpProcess | "web" | "redis", Workload>> = {};
   readonly settings: Settings;
   readonly migration: MigrationJob;
+  /** The backup this install was restored from (this update's restore, or an earlier one's). */
+  readonly restoredBackup?: string;
   /** The backup CronJob, when backup.enabled (a Job created from it takes one backup). */
   readonly backupCronJobName?: string;
   /** How this update upgrades Pulp (upgrade/plan.ts); a stop-the-world plan stops the old release first. */
@@ -99,6 +103,8 @@ export class Pulp extends pulumi.ComponentResource {
     // Refuses before anything is created when the upgrade is not supported.
     const plan = decideUpgrade(config, args.deployed);
     this.upgrade = plan;
+    const restorePlan = planRestore(config, args.deployed);
+    this.restoredBackup = restorePlan.kind === "restore" ? restorePlan.backup : args.deployed.restoredBackup;
     const identity: Identity = { instance: config.instanceName, version: config.pulpcoreVersion };
     const child = { parent: this };
 
@@ -218,6 +224,29 @@ export class Pulp extends pulumi.ComponentResource {
           )
         : undefined;
 
+    // Into the new install's empty database and volume, before the first migration brings it up to date.
+    const restore =
+      restorePlan.kind === "restore"
+        ? new RestoreJob(
+            `${name}-restore`,
+            {
+              namespace,
+              identity,
+              backup: restorePlan.backup,
+              claim: restorePlan.claim,
+              image: (config.backup.image ?? config.database.cloudnativepg?.imageName)!,
+              pulpcoreVersion: config.pulpcoreVersion,
+              database: database.settings,
+              databasePassword: database.password,
+              artifacts: storage.claim ? storage.volume : undefined,
+              keys: secrets,
+              podDefaults: everyPod,
+              after: [...secrets.resources, ...database.ready, ...storage.resources],
+            },
+            child,
+          )
+        : undefined;
+
     this.migration = new MigrationJob(
       `${name}-migrate`,
       {
@@ -241,6 +270,7 @@ export class Pulp extends pulumi.ComponentResource {
           ...Object.values(imports.dataVolumes),
           ...(redis ? [redis.workload.deployment] : []),
           ...(stop ? [stop.step] : []),
+          ...(restore ? [restore.job] : []),
         ],
       },
       child,

@@ -41,6 +41,50 @@ const VERSIONS_SCRIPT = [
   'json.dump({n: v for n, v in sorted(names.items()) if n.startswith("pulp")}, sys.stdout)\' >/run/backup/versions.json',
 ].join("\n");
 
+export interface BackupKeys {
+  secretKey: SecretKeyRef;
+  dbFieldsKey: SecretKeyRef;
+  adminPassword: SecretKeyRef;
+  tokenKeysSecret?: string;
+}
+
+/** The key Secrets as one volume, file names as in a backup's keys/ (KEY_FILES). */
+export function keyProjection(keys: BackupKeys): k8s.types.input.core.v1.VolumeProjection[] {
+  const file = (ref: SecretKeyRef, path: string) => ({
+    secret: { name: ref.name, items: [{ key: ref.key, path }] },
+  });
+  return [
+    file(keys.secretKey, KEY_FILES.secretKey),
+    file(keys.dbFieldsKey, KEY_FILES.dbFieldsKey),
+    file(keys.adminPassword, KEY_FILES.adminPassword),
+    ...(keys.tokenKeysSecret
+      ? [
+          {
+            secret: {
+              name: keys.tokenKeysSecret,
+              items: [
+                { key: TOKEN_PRIVATE_KEY_FILE, path: KEY_FILES.tokenPrivateKey },
+                { key: TOKEN_PUBLIC_KEY_FILE, path: KEY_FILES.tokenPublicKey },
+              ],
+            },
+          },
+        ]
+      : []),
+  ];
+}
+
+/** libpq's environment for Pulp's database: pg_dump, pg_restore and psql read it. */
+export function libpqEnv(db: DatabaseSettings, password: SecretKeyRef): k8s.types.input.core.v1.EnvVar[] {
+  return [
+    { name: "PGHOST", value: db.host },
+    { name: "PGPORT", value: String(db.port) },
+    { name: "PGDATABASE", value: db.name },
+    { name: "PGUSER", value: db.user },
+    { name: "PGSSLMODE", value: db.sslmode },
+    { name: "PGPASSWORD", valueFrom: { secretKeyRef: { name: password.name, key: password.key } } },
+  ];
+}
+
 export interface BackupArgs {
   namespace: pulumi.Input<string>;
   identity: Identity;
@@ -53,12 +97,7 @@ export interface BackupArgs {
   databasePassword: SecretKeyRef;
   /** The volume at /var/lib/pulp, or undefined when artifacts live in object storage. */
   artifacts?: k8s.types.input.core.v1.Volume;
-  keys: {
-    secretKey: SecretKeyRef;
-    dbFieldsKey: SecretKeyRef;
-    adminPassword: SecretKeyRef;
-    tokenKeysSecret?: string;
-  };
+  keys: BackupKeys;
   podDefaults?: PodDefaults;
   /** A backup must not start before the first migration: there would be no schema to dump. */
   after: pulumi.Resource[];
@@ -110,39 +149,7 @@ export class Backup extends pulumi.ComponentResource {
       { parent: this },
     );
 
-    const keyItems: k8s.types.input.core.v1.VolumeProjection[] = [
-      {
-        secret: {
-          name: args.keys.secretKey.name,
-          items: [{ key: args.keys.secretKey.key, path: KEY_FILES.secretKey }],
-        },
-      },
-      {
-        secret: {
-          name: args.keys.dbFieldsKey.name,
-          items: [{ key: args.keys.dbFieldsKey.key, path: KEY_FILES.dbFieldsKey }],
-        },
-      },
-      {
-        secret: {
-          name: args.keys.adminPassword.name,
-          items: [{ key: args.keys.adminPassword.key, path: KEY_FILES.adminPassword }],
-        },
-      },
-      ...(args.keys.tokenKeysSecret
-        ? [
-            {
-              secret: {
-                name: args.keys.tokenKeysSecret,
-                items: [
-                  { key: TOKEN_PRIVATE_KEY_FILE, path: KEY_FILES.tokenPrivateKey },
-                  { key: TOKEN_PUBLIC_KEY_FILE, path: KEY_FILES.tokenPublicKey },
-                ],
-              },
-            },
-          ]
-        : []),
-    ];
+    const keyItems = keyProjection(args.keys);
     const db = args.database;
     const env: k8s.types.input.core.v1.EnvVar[] = [
       { name: "BACKUP_ROOT", value: BACKUP_ROOT },
@@ -157,15 +164,7 @@ export class Backup extends pulumi.ComponentResource {
       { name: "VERSIONS_FILE", value: "/run/backup/versions.json" },
       { name: "INSTANCE", value: identity.instance },
       { name: "NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
-      { name: "PGHOST", value: db.host },
-      { name: "PGPORT", value: String(db.port) },
-      { name: "PGDATABASE", value: db.name },
-      { name: "PGUSER", value: db.user },
-      { name: "PGSSLMODE", value: db.sslmode },
-      {
-        name: "PGPASSWORD",
-        valueFrom: { secretKeyRef: { name: args.databasePassword.name, key: args.databasePassword.key } },
-      },
+      ...libpqEnv(db, args.databasePassword),
     ];
     const podLabels = runningLabels(identity, "backup");
     const podSpec = restricted({

@@ -14,6 +14,13 @@ export const SECRET_NAMES = [
 ] as const;
 export type SecretName = (typeof SECRET_NAMES)[number];
 
+/** The keys a restore takes from its backup (the token key pair is regenerated: tokens are short-lived). */
+export const RESTORE_KEYS = [
+  "dbFieldsEncryptionKey",
+  "secretKey",
+  "adminPassword",
+] as const satisfies readonly SecretName[];
+
 /** What each secret must be for Pulp to start with it. */
 const SECRET_RULES: Record<SecretName, (value: string) => string | undefined> = {
   adminPassword: nonEmptySecretProblem,
@@ -142,13 +149,26 @@ export function checkRules(
   }
 
   // Backups run pg_dump from a PostgreSQL image: it must be at least the server's major version.
-  if (config.backup.enabled && !config.backup.image && !cloudnativepg?.imageName) {
+  if ((config.backup.enabled || config.restore) && !config.backup.image && !cloudnativepg?.imageName) {
     add(
       ["backup", "image"],
-      "backups run pg_dump, and no PostgreSQL image is known: set one whose major version is at least the " +
+      `${config.backup.enabled ? "backups run pg_dump" : "a restore runs pg_restore"}, and no PostgreSQL image is known: set one whose major version is at least the ` +
         "database server's (the default is database.cloudnativepg.imageName, which is not set)",
       setCommand("pulp:backup.image", "ghcr.io/cloudnative-pg/postgresql:17"),
     );
+  }
+
+  // A restore runs with the backup's keys: without its db-fields key the restored data cannot be read.
+  if (config.restore) {
+    const missing = RESTORE_KEYS.filter((k) => !suppliedSecrets.has(k));
+    if (missing.length > 0) {
+      add(
+        ["restore", "backup"],
+        `a restore needs the backup's keys in the stack config, and ${missing.map((k) => `pulp:${k}`).join(", ")} ` +
+          "is not set: with new ones the restored encrypted fields and sessions could not be read",
+        `npm run backup -- keys ${config.restore.backup} -n ${config.namespace}${config.restore.claim ? ` --claim ${config.restore.claim}` : ""}  (sets them from the backup)`,
+      );
+    }
   }
 
   // Redis-backed features need Redis.

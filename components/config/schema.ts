@@ -362,6 +362,19 @@ const backupSchema = z
   })
   .prefault({});
 
+/**
+ * A restore into a new install (components/backup/restore.ts): the backup `<claim>/<backup>/` is loaded
+ * into the empty database and artifact volume before the first migration. Needs the backup's keys in the
+ * stack config (`npm run backup -- keys <id>` sets them).
+ */
+const restoreSchema = z.strictObject({
+  backup: z.string().regex(/^\d{8}T\d{6}Z$/, {
+    error: 'must be a backup id such as "20261124T031500Z" (npm run backup -- list shows them)',
+  }),
+  /** The PVC in the namespace that holds the backup; default: the install's own backups volume. */
+  claim: formatted(dnsSubdomainProblem).optional(),
+});
+
 const quotaSchema = z.strictObject({ requestsStorage: size.optional() });
 
 const checksum = z.enum(["md5", "sha1", "sha224", "sha256", "sha384", "sha512"]);
@@ -426,6 +439,11 @@ export const configSchema = z.strictObject({
   ingress: ingressSchema,
   dataVolumes: z.array(dataVolume).default([]),
   backup: backupSchema,
+  // Pulumi.yaml declares it with the default {}: no restore.
+  restore: z.preprocess(
+    (v) => (v && typeof v === "object" && Object.keys(v).length === 0 ? undefined : v),
+    restoreSchema.optional(),
+  ),
   scheduling: schedulingSchema,
   /**
    * Secrets of type kubernetes.io/dockerconfigjson in the namespace, for every pod the program creates

@@ -10,6 +10,8 @@ export interface Deployed {
   idle: boolean;
   /** Plugin versions by app label; undefined when the last update did not know them. */
   pluginVersions?: Record<string, string>;
+  /** The backup id this install was restored from (components/backup/restore.ts); undefined when none. */
+  restoredBackup?: string;
 }
 
 /** A stack that has never been deployed. */
@@ -28,10 +30,12 @@ export async function readDeployed(): Promise<Deployed> {
   const version = await self.getOutputDetails(DEPLOYED_OUTPUTS.pulpcoreVersion);
   const idle = await self.getOutputDetails(DEPLOYED_OUTPUTS.idle);
   const plugins = await self.getOutputDetails(DEPLOYED_OUTPUTS.pluginVersions);
+  const restored = await self.getOutputDetails(DEPLOYED_OUTPUTS.restoredBackup);
   return {
     pulpcoreVersion: typeof version.value === "string" ? version.value : undefined,
     idle: idle.value === true,
     pluginVersions: pluginVersionsOf(plugins.value),
+    restoredBackup: typeof restored.value === "string" ? restored.value : undefined,
   };
 }
 
@@ -50,14 +54,20 @@ export function pluginVersionsOf(value: unknown): Record<string, string> | undef
  */
 export function deployedOutputs(
   rolledOut: pulumi.Output<boolean>,
-  deployed: Required<Deployed>,
-): Record<
-  (typeof DEPLOYED_OUTPUTS)[keyof typeof DEPLOYED_OUTPUTS],
-  pulumi.Output<string | boolean | Record<string, string>>
+  deployed: Required<Omit<Deployed, "restoredBackup">> & Pick<Deployed, "restoredBackup">,
+): Partial<
+  Record<
+    (typeof DEPLOYED_OUTPUTS)[keyof typeof DEPLOYED_OUTPUTS],
+    pulumi.Output<string | boolean | Record<string, string>>
+  >
 > {
   return {
     [DEPLOYED_OUTPUTS.pulpcoreVersion]: rolledOut.apply(() => deployed.pulpcoreVersion),
     [DEPLOYED_OUTPUTS.idle]: rolledOut.apply(() => deployed.idle),
     [DEPLOYED_OUTPUTS.pluginVersions]: rolledOut.apply(() => deployed.pluginVersions),
+    // Kept once set, so the stack always says which backup it came from.
+    ...(deployed.restoredBackup
+      ? { [DEPLOYED_OUTPUTS.restoredBackup]: rolledOut.apply(() => deployed.restoredBackup!) }
+      : {}),
   };
 }

@@ -29,17 +29,22 @@ let forward: { stop: () => void } | undefined;
 const uploaded: { name: string; sha256: string }[] = [];
 const backups: { id: string; artifactFiles: number; artifactBytes: number; databaseBytes: number }[] = [];
 
-/** `npm run backup -- now` as a person runs it; its exit status and what it printed. */
-function backupNow(): { ok: boolean; stdout: string; stderr: string; seconds: number } {
+/** `npm run backup -- <command>` as a person runs it; its exit status and what it printed. */
+function backupTool(...command: string[]): { ok: boolean; stdout: string; stderr: string; seconds: number } {
   const started = Date.now();
-  const r = spawnSync("npx", ["--no-install", "ts-node", "-T", "tools/backup/main.ts", "now", "-n", NS], {
-    cwd: REPO,
-    encoding: "utf8",
-    env: { ...process.env, KUBECONFIG, PULP_KUBECTL: path.join(toolchainBin(), "kubectl") },
-    timeout: 10 * 60 * 1000,
-  });
+  const r = spawnSync(
+    "npx",
+    ["--no-install", "ts-node", "-T", "tools/backup/main.ts", ...command, "-n", NS],
+    {
+      cwd: REPO,
+      encoding: "utf8",
+      env: { ...process.env, KUBECONFIG, PULP_KUBECTL: path.join(toolchainBin(), "kubectl") },
+      timeout: 10 * 60 * 1000,
+    },
+  );
   return { ok: r.status === 0, stdout: r.stdout, stderr: r.stderr, seconds: (Date.now() - started) / 1000 };
 }
+const backupNow = () => backupTool("now");
 
 /** Runs bash in the inspector pod (the backups volume at /backups, read-only). */
 function inspect(script: string): string {
@@ -256,6 +261,47 @@ test("the next backup copies only new artifacts and links the rest; retention ke
   expect(inspect(`sha256sum /backups/${c}/media/${artifactPath(uploaded[0].sha256)} | cut -d' ' -f1`)).toBe(
     uploaded[0].sha256,
   );
+});
+
+test("`npm run backup -- list` shows the kept backups; `export` writes one as a tar, manifest first, that checks out", () => {
+  const [, b, c] = backups.map((x) => x.id);
+  const listed = backupTool("list");
+  expect(listed.ok).toBe(true);
+  expect(
+    listed.stdout
+      .split("\n")
+      .slice(1, 3)
+      .map((line) => line.split("\t").slice(0, 2)),
+  ).toEqual([
+    [b, "3.123.1"],
+    [c, "3.123.1"],
+  ]);
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pulp-export-"));
+  const file = path.join(dir, "backup.tar");
+  const exported = backupTool("export", c, "-o", file);
+  expect({ ok: exported.ok, stderr: exported.stderr }).toEqual({ ok: true, stderr: expect.any(String) });
+  const result = JSON.parse(exported.stdout.trim());
+  expect([result.bytes, result.sha256]).toEqual([fs.statSync(file).size, sha256(fs.readFileSync(file))]);
+  timings.exportSeconds = exported.seconds;
+  timings.exportBytes = result.bytes;
+  const entries = spawnSync("tar", ["-tf", file], { encoding: "utf8" }).stdout.trim().split("\n");
+  expect(entries[0]).toBe(`${c}/manifest.json`);
+  expect(spawnSync("tar", ["-xf", file, "-C", dir]).status).toBe(0);
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, c, "manifest.json"), "utf8"));
+  expect(sha256(fs.readFileSync(path.join(dir, c, "database.dump")))).toBe(manifest.database.sha256);
+  for (const { sha256: digest } of uploaded) {
+    expect(sha256(fs.readFileSync(path.join(dir, c, "media", artifactPath(digest))))).toBe(digest);
+  }
+  expect(sha256(fs.readFileSync(path.join(dir, c, "keys", "admin_password")))).toBe(
+    manifest.keys.admin_password,
+  );
+  // A backup that is not there: the command says which ones are.
+  const missing = backupTool("export", "20000101T000000Z", "-o", path.join(dir, "none.tar"));
+  expect(missing.ok).toBe(false);
+  expect(missing.stderr).toContain(`no backup 20000101T000000Z in pulp-backups; there are: ${b} ${c}`);
+  expect(fs.existsSync(path.join(dir, "none.tar"))).toBe(false);
+  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 test("an artifact the database references but the volume lacks fails the backup, saying what to do", () => {

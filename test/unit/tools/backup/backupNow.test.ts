@@ -3,7 +3,8 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { backupNow, parseArgs } from "../../../../tools/backup/main";
+import { parseArgs } from "../../../../tools/backup/args";
+import { backupNow } from "../../../../tools/backup/now";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "backup-now-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -32,7 +33,7 @@ function standIn(options: { cronJob: boolean; jobStatus: object; message: string
     `#!/bin/bash
 echo "$*" >> ${dir}/calls
 case "$1 $2" in
-  "get cronjob") ${options.cronJob ? `echo '{"spec": {}}'` : `echo 'Error from server (NotFound): cronjobs.batch "pulp-backup" not found' >&2; exit 1`} ;;
+  "get cronjob") ${options.cronJob ? `echo '{"metadata": {"name": "pulp-backup"}}'` : `echo 'Error from server (NotFound): cronjobs.batch "pulp-backup" not found' >&2; exit 1`} ;;
   "create job") echo "job.batch/$3 created" ;;
   "get job") if [[ -e ${dir}/polled ]]; then cat ${dir}/job.json; else touch ${dir}/polled; echo '{"status": {"active": 1}}'; fi ;;
   "get pods") cat ${dir}/pods.json ;;
@@ -47,11 +48,19 @@ esac
 const args = parseArgs(["now", "-n", "pulp-prod", "--timeout", "30"]);
 const when = new Date("2026-11-24T03:15:00.123Z");
 
-test("arguments: the namespace, the instance and a timeout; anything else is refused with the usage", () => {
-  expect(args).toEqual({ namespace: "pulp-prod", instance: "pulp", timeoutSeconds: 30 });
-  expect(() => parseArgs([])).toThrow(/unknown command ""; usage: npm run backup -- now/);
+test("arguments: a command, the namespace, the instance, a timeout, an export's id; anything else is refused with the usage", () => {
+  expect(args).toEqual({ command: "now", namespace: "pulp-prod", instance: "pulp", timeoutSeconds: 30 });
+  expect(() => parseArgs([])).toThrow(/unknown command ""\nusage: npm run backup -- <command>/);
   expect(() => parseArgs(["now", "--timeout", "soon"])).toThrow(/--timeout must be a number of seconds/);
   expect(() => parseArgs(["now", "-n"])).toThrow(/-n needs a value/);
+  expect(parseArgs(["export", "20261124T031500Z"])).toMatchObject({
+    command: "export",
+    id: "20261124T031500Z",
+    output: "pulp-backup-20261124T031500Z.tar",
+  });
+  expect(() => parseArgs(["export", "latest"])).toThrow(
+    /export needs one backup id such as 20261124T031500Z/,
+  );
 });
 
 test("creates a Job from the CronJob, waits for it, and returns the backup's result line", async () => {

@@ -1,0 +1,53 @@
+#!/bin/bash
+# Loads one backup (backup.sh's layout) into a new install, run by the restore Job (restore.ts) before the
+# first migration, in a PostgreSQL image. Checks everything before it changes anything: the backup is
+# complete, not from a newer pulpcore than the target's, made with the keys this install runs with, and
+# the database is empty. Then the artifacts (content-addressed: copying them again is harmless), and last
+# the database in one transaction, so a failed restore can simply run again.
+#
+# Env: BACKUP_DIR (the backup, read-only), MEDIA_ROOT (empty: artifacts in object storage), KEYS_DIR,
+# TARGET_PULPCORE; PG* for libpq.
+set -euo pipefail
+umask 027
+dir=${BACKUP_DIR:?}
+t0=$SECONDS
+log() { printf '%s restore: %s\n' "$(date -u +%H:%M:%S)" "$*"; }
+fail() { log "REFUSED: $*"; printf 'restore refused: %s\n' "$*" >/dev/termination-log; exit 1; }
+
+[[ -f $dir/manifest.json ]] || fail "no backup at $dir (no manifest.json): check pulp:restore.backup and pulp:restore.claim (npm run backup -- list)"
+manifest=$(cat "$dir/manifest.json")
+field() { sed -n "s/.*\"$1\": *\"\\([^\"]*\\)\".*/\\1/p" <<<"$manifest" | head -n 1; }
+
+# Not from a newer pulpcore: its schema would be ahead of every migration this image knows.
+backup_core=$(sed -n 's/.*"pulpcore": *"\([^"]*\)".*/\1/p' <<<"$manifest" | head -n 1)
+if [[ -n ${TARGET_PULPCORE:-} && -n $backup_core ]] \
+  && [[ $(printf '%s\n%s\n' "$backup_core" "$TARGET_PULPCORE" | sort -V | tail -n 1) != "$TARGET_PULPCORE" ]]; then
+  fail "the backup is from pulpcore $backup_core, newer than this install's $TARGET_PULPCORE: restore it with pulp:image at $backup_core or newer"
+fi
+
+# The keys: the db-fields key decrypts what the dump holds encrypted; the others keep logins and the admin.
+for f in secret_key database_fields.symmetric.key admin_password; do
+  want=$(field "$f")
+  [[ -n $want ]] || fail "the backup's manifest has no $f"
+  have=$(sha256sum "$KEYS_DIR/$f" | cut -d' ' -f1)
+  [[ $have == "$want" ]] || fail "this install's $f is not the backup's: set it from the backup with npm run backup -- keys $(field id)"
+done
+sha256sum "$dir/database.dump" | cut -d' ' -f1 | grep -qx "$(sed -n 's/.*"database":.*"sha256": *"\([0-9a-f]*\)".*/\1/p' <<<"$manifest")" \
+  || fail "database.dump does not match the manifest's sha256: the backup is damaged"
+
+# Only into an empty install: a restore never overwrites data.
+[[ $(psql -XAtc "SELECT to_regclass('public.django_migrations') IS NOT NULL") == f ]] \
+  || fail "database $PGDATABASE on $PGHOST is not empty (it has Pulp's tables): a restore goes into a new install only"
+
+log "restoring backup $(field id) (pulpcore ${backup_core:-?}) into $PGDATABASE on $PGHOST"
+if [[ -n ${MEDIA_ROOT:-} && -d $dir/media ]]; then
+  mkdir -p "$MEDIA_ROOT"
+  tar -C "$dir/media" -cf - . | tar -C "$MEDIA_ROOT" -xf - || fail "copying the artifacts into $MEDIA_ROOT failed"
+  missing=$(LC_ALL=C comm -23 "$dir/artifacts.list" <(cd "$MEDIA_ROOT" && find . -type f -printf '%P\n' | LC_ALL=C sort) | wc -l)
+  ((missing == 0)) || fail "$missing artifact file(s) the database references are missing after the copy"
+  log "artifacts copied"
+fi
+pg_restore --dbname="$PGDATABASE" --no-owner --no-privileges --single-transaction --exit-on-error "$dir/database.dump" \
+  || fail "pg_restore failed (see the log); the database is unchanged, and the next pulumi up runs the restore again"
+log "done in $((SECONDS - t0)) s"
+printf '{"restored": "%s", "seconds": %d}\n' "$(field id)" "$((SECONDS - t0))" >/dev/termination-log

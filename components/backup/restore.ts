@@ -1,0 +1,111 @@
+import * as fs from "fs";
+import * as path from "path";
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { DatabaseSettings, PULP_DATA_DIR } from "../settings/render";
+import { SecretKeyRef } from "../secrets/pulpSecrets";
+import { fixedName, Identity, labels, runningLabels } from "../shared/labels";
+import { PodDefaults, restricted } from "../workload/podSecurity";
+import { BackupKeys, keyProjection, libpqEnv } from "./backup";
+
+/** The script the Job runs (shellchecked in the repository, shipped in a ConfigMap). */
+export const RESTORE_SCRIPT = fs.readFileSync(path.join(__dirname, "restore.sh"), "utf8");
+
+export interface RestoreArgs {
+  namespace: pulumi.Input<string>;
+  identity: Identity;
+  /** The backup id and the PVC in the namespace that holds `<id>/` (restorePlan.ts). */
+  backup: string;
+  claim: string;
+  /** A PostgreSQL image: pg_restore must be at least the dump's version. */
+  image: string;
+  /** The release this install runs: a backup from a newer one is refused. */
+  pulpcoreVersion: string;
+  database: DatabaseSettings;
+  databasePassword: SecretKeyRef;
+  /** The volume at /var/lib/pulp, or undefined when artifacts live in object storage. */
+  artifacts?: k8s.types.input.core.v1.Volume;
+  /** This install's keys: the Job checks they are the backup's before it changes anything. */
+  keys: BackupKeys;
+  podDefaults?: PodDefaults;
+  after: pulumi.Resource[];
+}
+
+/**
+ * Loads a backup into a new install before its first migration: one Job named by the backup id, awaited
+ * by `pulumi up` (the migration Job depends on it), kept afterwards, so the same id again changes
+ * nothing. restore.sh refuses, changing nothing, when the backup does not fit this install.
+ */
+export class RestoreJob extends pulumi.ComponentResource {
+  readonly job: k8s.batch.v1.Job;
+
+  constructor(name: string, args: RestoreArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("pulp:backup:RestoreJob", name, {}, opts);
+    const jobName = fixedName(args.identity, `restore-${args.backup.toLowerCase()}`);
+    const script = new k8s.core.v1.ConfigMap(
+      name,
+      {
+        metadata: { name: jobName, namespace: args.namespace, labels: labels(args.identity, "backup") },
+        data: { "restore.sh": RESTORE_SCRIPT },
+      },
+      { parent: this },
+    );
+    const podLabels = runningLabels(args.identity, "backup");
+    this.job = new k8s.batch.v1.Job(
+      name,
+      {
+        metadata: {
+          name: jobName,
+          namespace: args.namespace,
+          labels: podLabels,
+          // A refused or failed restore runs again on the next `up` once its cause is fixed.
+          annotations: { "pulumi.com/replaceUnready": "true" },
+        },
+        spec: {
+          backoffLimit: 0,
+          template: {
+            metadata: { labels: podLabels },
+            spec: restricted({
+              ...args.podDefaults,
+              restartPolicy: "Never",
+              enableServiceLinks: false,
+              containers: [
+                {
+                  name: "restore",
+                  image: args.image,
+                  command: ["/bin/bash", "/opt/restore/restore.sh"],
+                  // The kubelet keeps the refusal in the container's status; the Job await prints it.
+                  terminationMessagePolicy: "FallbackToLogsOnError",
+                  env: [
+                    { name: "BACKUP_DIR", value: `/backups/${args.backup}` },
+                    { name: "MEDIA_ROOT", value: args.artifacts ? `${PULP_DATA_DIR}/media` : "" },
+                    { name: "KEYS_DIR", value: "/run/keys" },
+                    { name: "TARGET_PULPCORE", value: args.pulpcoreVersion },
+                    ...libpqEnv(args.database, args.databasePassword),
+                  ],
+                  volumeMounts: [
+                    { name: "backups", mountPath: "/backups", readOnly: true },
+                    { name: "script", mountPath: "/opt/restore", readOnly: true },
+                    { name: "keys", mountPath: "/run/keys", readOnly: true },
+                    { name: "tmp", mountPath: "/tmp" },
+                    ...(args.artifacts ? [{ name: "artifacts", mountPath: PULP_DATA_DIR }] : []),
+                  ],
+                  resources: { requests: { cpu: "100m", memory: "256Mi" }, limits: { memory: "1Gi" } },
+                },
+              ],
+              volumes: [
+                { name: "backups", persistentVolumeClaim: { claimName: args.claim, readOnly: true } },
+                { name: "script", configMap: { name: jobName, defaultMode: 0o444 } },
+                { name: "keys", projected: { sources: keyProjection(args.keys), defaultMode: 0o440 } },
+                { name: "tmp", emptyDir: {} },
+                ...(args.artifacts ? [{ ...args.artifacts, name: "artifacts" }] : []),
+              ],
+            }),
+          },
+        },
+      },
+      { parent: this, dependsOn: [script, ...args.after], customTimeouts: { create: "2h", update: "2h" } },
+    );
+    this.registerOutputs({ jobName });
+  }
+}

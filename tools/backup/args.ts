@@ -1,0 +1,66 @@
+// The command line of `npm run backup`.
+
+export const USAGE = [
+  "usage: npm run backup -- <command> [-n <namespace>] [--instance <name>] [--kubeconfig <file>]",
+  "  now [--timeout <seconds>]     take a backup now and wait for it",
+  "  list                          the backups in the install's backups volume",
+  "  export <id> [-o <file>]       one backup as a tar (manifest.json first), by default ./pulp-backup-<id>.tar",
+  "  keys <id> [--stack <name>] [--claim <pvc>]",
+  "                                set a restore's keys in the stack config from the backup (pulumi config set --secret)",
+].join("\n");
+
+export interface BackupArgs {
+  command: "now" | "list" | "export" | "keys";
+  namespace: string;
+  instance: string;
+  kubeconfig?: string;
+  timeoutSeconds: number;
+  /** export and keys: the backup; export: the file it goes to. */
+  id?: string;
+  output?: string;
+  /** keys: the stack to set them in (default: the selected one) and the volume that holds the backup. */
+  stack?: string;
+  claim?: string;
+}
+
+const ID = /^\d{8}T\d{6}Z$/;
+
+export function parseArgs(argv: string[]): BackupArgs {
+  const args: Omit<BackupArgs, "command"> = { namespace: "pulp", instance: "pulp", timeoutSeconds: 3600 };
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (!v) throw new Error(`${a} needs a value\n${USAGE}`);
+      return v;
+    };
+    if (a === "-n" || a === "--namespace") args.namespace = value();
+    else if (a === "--instance") args.instance = value();
+    else if (a === "--kubeconfig") args.kubeconfig = value();
+    else if (a === "-o" || a === "--output") args.output = value();
+    else if (a === "--stack") args.stack = value();
+    else if (a === "--claim") args.claim = value();
+    else if (a === "--timeout") {
+      args.timeoutSeconds = Number(value());
+      if (!(args.timeoutSeconds > 0)) throw new Error(`--timeout must be a number of seconds\n${USAGE}`);
+    } else rest.push(a);
+  }
+  const [command, ...operands] = rest;
+  if (command === "now" || command === "list") {
+    if (operands.length) throw new Error(`unexpected ${operands.join(" ")}\n${USAGE}`);
+    return { ...args, command };
+  }
+  if (command === "export" || command === "keys") {
+    const [id, ...extra] = operands;
+    if (!id || extra.length || !ID.test(id)) {
+      throw new Error(
+        `${command} needs one backup id such as 20261124T031500Z (npm run backup -- list shows them)\n${USAGE}`,
+      );
+    }
+    return command === "export"
+      ? { ...args, command, id, output: args.output ?? `pulp-backup-${id}.tar` }
+      : { ...args, command, id };
+  }
+  throw new Error(`unknown command "${rest.join(" ")}"\n${USAGE}`);
+}

@@ -1,0 +1,228 @@
+// Reading the backups volume from outside the cluster: a short-lived pod made like the backup Job's (same
+// image, user and scheduling, so it passes the namespace's Pod Security and lands where the volume can
+// attach) that mounts the volume read-only; list and export run in it.
+import { spawn, spawnSync } from "child_process";
+import * as crypto from "crypto";
+import * as fs from "fs";
+import { KEY_FILES } from "../../components/backup/backup";
+import { RESTORE_KEYS } from "../../components/config/rules";
+import { Kube, run } from "../stack/kube";
+import { BackupArgs } from "./args";
+import { readBackupCronJob } from "./cronJob";
+
+export interface ExportResult {
+  id: string;
+  file: string;
+  bytes: number;
+  sha256: string;
+}
+
+/** The reader pod's manifest, from the CronJob's pod template. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function readerPod(cronJob: any, name: string, claim?: string): Record<string, unknown> {
+  const template = cronJob.spec.jobTemplate.spec.template.spec;
+  const backup = template.containers.find((c: { name: string }) => c.name === "backup");
+  const volume = template.volumes.find((v: { name: string }) => v.name === "backups");
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace: cronJob.metadata.namespace, labels: cronJob.metadata.labels },
+    spec: {
+      securityContext: template.securityContext,
+      nodeSelector: template.nodeSelector,
+      tolerations: template.tolerations,
+      affinity: template.affinity,
+      imagePullSecrets: template.imagePullSecrets,
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      restartPolicy: "Never",
+      terminationGracePeriodSeconds: 1,
+      containers: [
+        {
+          name: "reader",
+          image: backup.image,
+          command: ["sleep", "3600"],
+          securityContext: backup.securityContext,
+          resources: { requests: { cpu: "10m", memory: "32Mi" }, limits: { memory: "256Mi" } },
+          volumeMounts: [{ name: "backups", mountPath: "/backups", readOnly: true }],
+        },
+      ],
+      volumes: [
+        {
+          name: "backups",
+          persistentVolumeClaim: {
+            claimName: claim ?? volume.persistentVolumeClaim.claimName,
+            readOnly: true,
+          },
+        },
+      ],
+    },
+  };
+}
+
+/** Runs `use` with a reader pod of the backups volume, and deletes the pod after, whatever happens. */
+async function withReader<T>(
+  kube: Kube,
+  args: BackupArgs,
+  use: (exec: (script: string) => string[]) => Promise<T>,
+): Promise<T> {
+  const cronJob = readBackupCronJob(kube, args);
+  const name = `${args.instance}-backup-reader-${process.pid}`;
+  const applied = run(kube, ["apply", "-f", "-"], JSON.stringify(readerPod(cronJob, name, args.claim)));
+  if (!applied.ok) throw new Error(`cannot create the reader pod ${name}: ${applied.stderr.trim()}`);
+  try {
+    const ready = run(kube, [
+      "wait",
+      "-n",
+      args.namespace,
+      `pod/${name}`,
+      "--for=condition=Ready",
+      "--timeout=25s",
+    ]);
+    if (!ready.ok) {
+      const events = run(kube, [
+        "get",
+        "events",
+        "-n",
+        args.namespace,
+        "--field-selector",
+        `involvedObject.name=${name}`,
+      ]);
+      throw new Error(
+        `the reader pod ${name} did not start within 25 s: ${events.stdout.trim() || ready.stderr.trim()}`,
+      );
+    }
+    const execArgs = (script: string) => ["exec", "-n", args.namespace, name, "--", "sh", "-ec", script];
+    return await use(execArgs);
+  } finally {
+    run(kube, ["delete", "pod", "-n", args.namespace, name, "--wait=false"]);
+  }
+}
+
+/** One line per complete backup, oldest first: id, pulpcore, database and artifact sizes. */
+export async function listBackups(kube: Kube, args: BackupArgs): Promise<string> {
+  return withReader(kube, args, async (exec) => {
+    const r = run(
+      kube,
+      exec('for m in /backups/*/manifest.json; do [ -f "$m" ] && cat "$m" && echo; done; true'),
+    );
+    if (!r.ok) throw new Error(`cannot read the backups volume: ${r.stderr.trim()}`);
+    const manifests = r.stdout
+      .split(/\n(?=\{)/)
+      .filter((text) => text.trim())
+      .map((text) => JSON.parse(text));
+    if (manifests.length === 0)
+      return `no backups yet in ${args.instance}-backups (npm run backup -- now takes one)\n`;
+    const rows = manifests.map((m) =>
+      [
+        m.id,
+        m.versions?.pulpcore ?? "?",
+        `${m.database.bytes} B`,
+        `${m.artifacts.files} files`,
+        `${m.artifacts.bytes} B`,
+      ].join("\t"),
+    );
+    return `${["id", "pulpcore", "database", "artifacts", "artifact bytes"].join("\t")}\n${rows.join("\n")}\n`;
+  });
+}
+
+/**
+ * One backup as a tar in the order a restore reads it: manifest.json first, then the keys, the config,
+ * the dump and the artifacts. The pod writes it to kubectl's stdout; nothing is staged in the cluster.
+ */
+export async function exportBackup(kube: Kube, args: BackupArgs): Promise<ExportResult> {
+  const id = args.id!;
+  const file = args.output!;
+  return withReader(kube, args, async (exec) => {
+    const found = run(kube, exec(`test -f /backups/${id}/manifest.json || { ls /backups; exit 3; }`));
+    if (!found.ok) {
+      throw new Error(
+        `no backup ${id} in ${args.instance}-backups; there are: ${found.stdout.trim().split("\n").join(" ") || "none"}`,
+      );
+    }
+    const tar =
+      `cd /backups && set -- ${id}/manifest.json ${id}/keys ${id}/config.json ${id}/database.dump ${id}/artifacts.list; ` +
+      `[ -d ${id}/media ] && set -- "$@" ${id}/media.list ${id}/media; exec tar -cf - "$@"`;
+    const argv = [...(kube.kubeconfig ? ["--kubeconfig", kube.kubeconfig] : []), ...exec(tar)];
+    const hash = crypto.createHash("sha256");
+    let bytes = 0;
+    const stderr: Buffer[] = [];
+    const streamed = new Promise<void>((resolve, reject) => {
+      const child = spawn(kube.kubectl, argv, { stdio: ["ignore", "pipe", "pipe"] });
+      const out = fs.createWriteStream(file);
+      child.stdout.on("data", (chunk: Buffer) => {
+        hash.update(chunk);
+        bytes += chunk.length;
+      });
+      child.stdout.pipe(out);
+      child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+      child.on("error", reject);
+      child.on("close", (code) =>
+        out.close(() =>
+          code === 0
+            ? resolve()
+            : reject(
+                new Error(
+                  `exporting ${id} failed (kubectl exit ${code}): ${Buffer.concat(stderr).toString().trim()}`,
+                ),
+              ),
+        ),
+      );
+    });
+    try {
+      await streamed;
+    } catch (e) {
+      fs.rmSync(file, { force: true }); // a partial archive must not pass for a backup
+      throw e;
+    }
+    return { id, file, bytes, sha256: hash.digest("hex") };
+  });
+}
+
+/** The stack config keys a restore needs, by the file that holds each in a backup's keys/. */
+export const RESTORE_KEY_FILES: Record<(typeof RESTORE_KEYS)[number], string> = {
+  secretKey: KEY_FILES.secretKey,
+  dbFieldsEncryptionKey: KEY_FILES.dbFieldsKey,
+  adminPassword: KEY_FILES.adminPassword,
+};
+
+/**
+ * Sets a restore's keys in the stack config from the backup: `pulumi config set --secret` with each value
+ * on standard input, never on a command line or the screen. Returns the keys it set.
+ */
+export async function setRestoreKeys(kube: Kube, args: BackupArgs): Promise<string[]> {
+  const id = args.id!;
+  const values = await withReader(kube, args, async (exec) => {
+    const files = Object.values(RESTORE_KEY_FILES).join(" ");
+    const r = run(
+      kube,
+      exec(`cd /backups/${id}/keys && for f in ${files}; do printf '%s ' "$f"; base64 -w0 "$f"; echo; done`),
+    );
+    if (!r.ok) throw new Error(`cannot read the keys of backup ${id}: ${r.stderr.trim()}`);
+    return Object.fromEntries(
+      r.stdout
+        .trim()
+        .split("\n")
+        .map((line) => line.split(" ")),
+    );
+  });
+  const pulumiCli = process.env.PULP_PULUMI ?? "pulumi";
+  const set: string[] = [];
+  for (const [key, file] of Object.entries(RESTORE_KEY_FILES)) {
+    const value = Buffer.from(values[file] ?? "", "base64").toString("utf8");
+    if (!value) throw new Error(`backup ${id} has no keys/${file}`);
+    const r = spawnSync(
+      pulumiCli,
+      ["config", "set", "--secret", ...(args.stack ? ["--stack", args.stack] : []), `pulp:${key}`],
+      {
+        input: value,
+        encoding: "utf8",
+      },
+    );
+    if (r.error)
+      throw new Error(`cannot run ${pulumiCli}: ${r.error.message}; put pulumi on PATH or set PULP_PULUMI`);
+    if (r.status !== 0) throw new Error(`pulumi config set pulp:${key} failed: ${r.stderr.trim()}`);
+    set.push(`pulp:${key}`);
+  }
+  return set;
+}
