@@ -15,9 +15,9 @@
 //     requested size free (the importer's scratch space), leaves phase Pending with Running=False
 //     reason ErrExceededQuota, like the real importer, and creates nothing.
 //
-// Clusters are left alone once the real CloudNativePG operator runs (testbed/cnpg). Nothing is imported
-// and no database runs. Polls through the kubectl binary every second (no npm dependencies); one log
-// line per action.
+// Clusters are left alone once the real CloudNativePG operator runs (testbed/cnpg), DataVolumes once the
+// real CDI runs (testbed/cdi). Nothing is imported and no database runs. Polls through the kubectl
+// binary every second (no npm dependencies); one log line per action.
 //
 //   node standin-controllers.mjs --kubectl=PATH --kubeconfig=PATH [--cache-dir=DIR] [--interval-ms=1000]
 
@@ -212,6 +212,8 @@ async function reconcileCluster(c) {
 
 // --- CDI DataVolume -----------------------------------------------------------------------------
 
+const isSucceeded = (dv) => dv.status?.phase === "Succeeded";
+
 function dvCondition(type, status, reason, message) {
   const t = now();
   return { type, status, reason, message, lastHeartbeatTime: t, lastTransitionTime: t };
@@ -252,7 +254,7 @@ async function quotaProblem(ns, claimName, size, storageClass) {
 async function reconcileDataVolume(dv) {
   const ns = dv.metadata.namespace;
   const name = dv.metadata.name;
-  if (dv.metadata.deletionTimestamp || dv.status?.phase === "Succeeded") return;
+  if (dv.metadata.deletionTimestamp || isSucceeded(dv)) return;
 
   const spec = dv.spec?.pvc ?? dv.spec?.storage ?? {};
   const size = spec.resources?.requests?.storage;
@@ -387,9 +389,19 @@ async function realCnpgInstalled() {
   return (list?.items ?? []).length > 0;
 }
 
+// Once the real CDI is installed (testbed/cdi, on the real node), every DataVolume is its own: both
+// would act on the same DataVolume, and a faked Succeeded would hide an import that never ran. The
+// operator's Deployment counts, not only the controller's: it comes first, so no DataVolume is faked
+// while the operator is still starting the controller.
+async function realCdiInstalled() {
+  const list = await getJson(["get", "deployments", "-n", "cdi"]);
+  return (list?.items ?? []).some((d) => ["cdi-operator", "cdi-deployment"].includes(d.metadata.name));
+}
+
 const interval = Number(opts["interval-ms"]);
 let ready = false;
 let realCnpg = false;
+let realCdi = false;
 while (!stopping) {
   await guarded("poll", async () => {
     const list = await getJson([
@@ -402,18 +414,24 @@ while (!stopping) {
       ready = true;
     }
     const items = list?.items ?? [];
-    // Asked only when a Cluster waits for a controller: no extra call while every Cluster is Ready.
-    const waiting = items.some((i) => i.kind === "Cluster" && !i.metadata.deletionTimestamp && !isReady(i));
-    if (waiting && (await realCnpgInstalled()) !== realCnpg) {
+    // Asked only when an object waits for a controller: no extra call while every Cluster is Ready
+    // and every DataVolume Succeeded.
+    const waiting = (kind, done) =>
+      items.some((i) => i.kind === kind && !i.metadata.deletionTimestamp && !done(i));
+    if (waiting("Cluster", isReady) && (await realCnpgInstalled()) !== realCnpg) {
       realCnpg = !realCnpg;
       log(
         `standin: the real CloudNativePG operator is ${realCnpg ? "installed: leaving Clusters to it" : "gone"}`,
       );
     }
+    if (waiting("DataVolume", isSucceeded) && (await realCdiInstalled()) !== realCdi) {
+      realCdi = !realCdi;
+      log(`standin: the real CDI is ${realCdi ? "installed: leaving DataVolumes to it" : "gone"}`);
+    }
     for (const item of items) {
       const id = `${item.kind} ${item.metadata.namespace}/${item.metadata.name}`;
       if (item.kind === "Cluster" && !realCnpg) await guarded(id, () => reconcileCluster(item));
-      else if (item.kind === "DataVolume") await guarded(id, () => reconcileDataVolume(item));
+      else if (item.kind === "DataVolume" && !realCdi) await guarded(id, () => reconcileDataVolume(item));
     }
   });
   await sleep(interval);
