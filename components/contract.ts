@@ -73,6 +73,8 @@ export interface StopTheWorldContract {
   heartbeatTtlSeconds: number;
   /** How long old pods may take to go: their longest terminationGracePeriodSeconds plus a margin. */
   podsGoneTimeoutSeconds: number;
+  /** Set when the stop is for a restore over the live install (backup/restorePlan.ts): the backup id. */
+  restoring?: string;
 }
 
 /** The kinds of upgrade the program decides between (upgrade/plan.ts). */

@@ -136,7 +136,13 @@ export class Pulp extends pulumi.ComponentResource {
 
     const imports = new DataVolumeImports(
       `${name}-imports`,
-      { namespace, identity, imports: config.dataVolumes },
+      {
+        namespace,
+        namespaceName: config.namespace,
+        kube: args.cluster,
+        identity,
+        imports: config.dataVolumes,
+      },
       child,
     );
     const storage = new ArtifactStorage(
@@ -203,22 +209,60 @@ export class Pulp extends pulumi.ComponentResource {
       pulpcoreVersion: config.pulpcoreVersion,
     };
 
-    // When a migration needs every older process gone, they stop and their heartbeats expire before `migrate`.
+    // When a migration needs every older process gone, they stop and their heartbeats expire before `migrate`;
+    // a restore over the live install stops them so that nothing writes while its data is replaced.
+    const overwrite =
+      restorePlan.kind === "restore" && restorePlan.overwrite ? restorePlan.backup : undefined;
+    const stopping = {
+      namespace,
+      deployments: PULP_PROCESSES.map((p) => fixedName(identity, p)),
+      podsGoneTimeoutSeconds:
+        Math.max(...PULP_PROCESSES.map((p) => config[p].terminationGracePeriodSeconds)) + 60,
+      kube: args.cluster,
+    };
     const stop =
       plan.kind === "stop-the-world"
         ? new StopTheWorld(
             `${name}-stop-the-world`,
             {
-              namespace,
-              deployments: PULP_PROCESSES.map((p) => fixedName(identity, p)),
+              ...stopping,
               from: plan.from,
               to: plan.to,
               floor: plan.floor,
               migrations: plan.migrations,
               heartbeatTtlSeconds: plan.minimumDowntimeSeconds,
-              podsGoneTimeoutSeconds:
-                Math.max(...PULP_PROCESSES.map((p) => config[p].terminationGracePeriodSeconds)) + 60,
+            },
+            child,
+          )
+        : overwrite
+          ? new StopTheWorld(
+              `${name}-stop-the-world`,
+              {
+                ...stopping,
+                from: config.pulpcoreVersion,
+                to: config.pulpcoreVersion,
+                floor: "",
+                migrations: "",
+                heartbeatTtlSeconds: 0,
+                restoring: overwrite,
+              },
+              child,
+            )
+          : undefined;
+
+    // A backup that comes in over http is unpacked into a DataVolume's PVC first.
+    const restoreImport =
+      restorePlan.kind === "restore" && restorePlan.import
+        ? new DataVolumeImports(
+            `${name}-restore-import`,
+            {
+              namespace,
+              namespaceName: config.namespace,
               kube: args.cluster,
+              identity,
+              imports: [restorePlan.import],
+              protect: false,
+              role: "backup",
             },
             child,
           )
@@ -234,6 +278,7 @@ export class Pulp extends pulumi.ComponentResource {
               identity,
               backup: restorePlan.backup,
               claim: restorePlan.claim,
+              overwrite: restorePlan.overwrite,
               image: (config.backup.image ?? config.database.cloudnativepg?.imageName)!,
               pulpcoreVersion: config.pulpcoreVersion,
               database: database.settings,
@@ -241,7 +286,13 @@ export class Pulp extends pulumi.ComponentResource {
               artifacts: storage.claim ? storage.volume : undefined,
               keys: secrets,
               podDefaults: everyPod,
-              after: [...secrets.resources, ...database.ready, ...storage.resources],
+              after: [
+                ...secrets.resources,
+                ...database.ready,
+                ...storage.resources,
+                ...(stop ? [stop.step] : []),
+                ...(restoreImport?.imported ?? []),
+              ],
             },
             child,
           )
@@ -262,12 +313,13 @@ export class Pulp extends pulumi.ComponentResource {
         podDefaults: everyPod,
         plugins: config.plugins,
         clearStaleAppStatus: needsAppStatusCleanup(config.pulpcoreVersion),
+        restoredBackup: this.restoredBackup,
         after: [
           this.settings.secret,
           ...secrets.resources,
           ...database.ready,
           ...storage.resources,
-          ...Object.values(imports.dataVolumes),
+          ...imports.imported,
           ...(redis ? [redis.workload.deployment] : []),
           ...(stop ? [stop.step] : []),
           ...(restore ? [restore.job] : []),
@@ -313,6 +365,8 @@ export class Pulp extends pulumi.ComponentResource {
           s3: s3 && contentHash(s3),
           // Only when set, so an install without it keeps its hash (and does not roll).
           ...(trust?.hash ? { trustedCa: trust.hash } : {}),
+          // A restore over the live install starts the pods it stopped (a new template scales them back).
+          ...(this.restoredBackup ? { restoredBackup: this.restoredBackup } : {}),
         }),
       ),
     );

@@ -145,6 +145,12 @@ export const READ_OPERATE: readonly OperateRule[] = [
   },
   { apiGroup: "apps", resources: ["replicasets"], verbs: ["get", "list", "watch"], why: "Deployment await" },
   {
+    apiGroup: "",
+    resources: ["resourcequotas"],
+    verbs: ["get", "list"],
+    why: "a CDI import's preflight reads the namespace's real quota (components/cdi/importWatch.ts)",
+  },
+  {
     apiGroup: "apps",
     resources: ["deployments/scale"],
     verbs: ["get", "patch", "update"],

@@ -2,11 +2,12 @@
 # Loads one backup (backup.sh's layout) into a new install, run by the restore Job (restore.ts) before the
 # first migration, in a PostgreSQL image. Checks everything before it changes anything: the backup is
 # complete, not from a newer pulpcore than the target's, made with the keys this install runs with, and
-# the database is empty. Then the artifacts (content-addressed: copying them again is harmless), and last
+# the database is empty unless the stack confirmed an overwrite. Then the artifacts (content-addressed: copying them again is harmless), and last
 # the database in one transaction, so a failed restore can simply run again.
 #
 # Env: BACKUP_DIR (the backup, read-only), MEDIA_ROOT (empty: artifacts in object storage), KEYS_DIR,
-# TARGET_PULPCORE; PG* for libpq.
+# TARGET_PULPCORE, OVERWRITE_FILE (default: `overwrite` beside this script, from the same ConfigMap; holds
+# the backup id when an overwrite is confirmed); PG* for libpq.
 set -euo pipefail
 umask 027
 dir=${BACKUP_DIR:?}
@@ -35,9 +36,14 @@ done
 sha256sum "$dir/database.dump" | cut -d' ' -f1 | grep -qx "$(sed -n 's/.*"database":.*"sha256": *"\([0-9a-f]*\)".*/\1/p' <<<"$manifest")" \
   || fail "database.dump does not match the manifest's sha256: the backup is damaged"
 
-# Only into an empty install: a restore never overwrites data.
-[[ $(psql -XAtc "SELECT to_regclass('public.django_migrations') IS NOT NULL") == f ]] \
-  || fail "database $PGDATABASE on $PGHOST is not empty (it has Pulp's tables): a restore goes into a new install only"
+# Into an empty database, or over a live one only when the stack confirmed it for this very backup
+# (pulp:restore.overwrite, in OVERWRITE_FILE; every Pulp process is stopped by then).
+overwrite=false
+if [[ $(psql -XAtc "SELECT to_regclass('public.django_migrations') IS NOT NULL") != f ]]; then
+  [[ $(cat "${OVERWRITE_FILE:-$(dirname "$0")/overwrite}" 2>/dev/null) == "$(field id)" ]] \
+    || fail "database $PGDATABASE on $PGHOST is not empty (it has Pulp's tables): a restore goes into a new install, or over a live one with pulp:restore.overwrite"
+  overwrite=true
+fi
 
 log "restoring backup $(field id) (pulpcore ${backup_core:-?}) into $PGDATABASE on $PGHOST"
 if [[ -n ${MEDIA_ROOT:-} && -d $dir/media ]]; then
@@ -47,7 +53,16 @@ if [[ -n ${MEDIA_ROOT:-} && -d $dir/media ]]; then
   ((missing == 0)) || fail "$missing artifact file(s) the database references are missing after the copy"
   log "artifacts copied"
 fi
-pg_restore --dbname="$PGDATABASE" --no-owner --no-privileges --single-transaction --exit-on-error "$dir/database.dump" \
-  || fail "pg_restore failed (see the log); the database is unchanged, and the next pulumi up runs the restore again"
+if [[ $overwrite == true ]]; then
+  # The old schema goes in the same transaction as the restore: a failure leaves the live data as it was.
+  log "replacing the live database"
+  { printf 'DROP SCHEMA public CASCADE;\nCREATE SCHEMA public;\n'
+    pg_restore --no-owner --no-privileges --file=- "$dir/database.dump"; } \
+    | psql -X -q -v ON_ERROR_STOP=1 --single-transaction >/dev/null \
+    || fail "the restore failed (see the log); the database is unchanged"
+else
+  pg_restore --dbname="$PGDATABASE" --no-owner --no-privileges --single-transaction --exit-on-error "$dir/database.dump" \
+    || fail "pg_restore failed (see the log); the database is unchanged, and the next pulumi up runs the restore again"
+fi
 log "done in $((SECONDS - t0)) s"
 printf '{"restored": "%s", "seconds": %d}\n' "$(field id)" "$((SECONDS - t0))" >/dev/termination-log

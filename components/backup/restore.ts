@@ -17,6 +17,11 @@ export interface RestoreArgs {
   /** The backup id and the PVC in the namespace that holds `<id>/` (restorePlan.ts). */
   backup: string;
   claim: string;
+  /**
+   * Over a live install's data (restorePlan.ts): restore.sh replaces a database that is not empty. Carried
+   * in the ConfigMap, not the Job, so the Job stays the same when the confirmation goes away.
+   */
+  overwrite: boolean;
   /** A PostgreSQL image: pg_restore must be at least the dump's version. */
   image: string;
   /** The release this install runs: a backup from a newer one is refused. */
@@ -32,9 +37,10 @@ export interface RestoreArgs {
 }
 
 /**
- * Loads a backup into a new install before its first migration: one Job named by the backup id, awaited
- * by `pulumi up` (the migration Job depends on it), kept afterwards, so the same id again changes
- * nothing. restore.sh refuses, changing nothing, when the backup does not fit this install.
+ * Loads a backup into a new install before its first migration, or over a stopped live install's data:
+ * one Job named by the backup id, awaited by `pulumi up` (the migration Job depends on it), kept
+ * afterwards, so the same id again changes nothing. restore.sh refuses, changing nothing, when the backup
+ * does not fit this install.
  */
 export class RestoreJob extends pulumi.ComponentResource {
   readonly job: k8s.batch.v1.Job;
@@ -46,7 +52,7 @@ export class RestoreJob extends pulumi.ComponentResource {
       name,
       {
         metadata: { name: jobName, namespace: args.namespace, labels: labels(args.identity, "backup") },
-        data: { "restore.sh": RESTORE_SCRIPT },
+        data: { "restore.sh": RESTORE_SCRIPT, ...(args.overwrite ? { overwrite: args.backup } : {}) },
       },
       { parent: this },
     );

@@ -1,6 +1,6 @@
-// Whether this update restores a backup: only into an install that has never been deployed, and the same
-// backup id again changes nothing. Decided from the stack's own outputs (upgrade/deployed.ts), never from
-// an object in the cluster.
+// Whether this update restores a backup. Into a new install; the same backup id again changes nothing;
+// over a live install only with pulp:restore.overwrite naming the backup. Decided from the stack's own
+// outputs (upgrade/deployed.ts), never from an object in the cluster.
 import { PulpConfig } from "../config/parse";
 import { Deployed } from "../upgrade/deployed";
 
@@ -12,29 +12,54 @@ export class RestoreRefused extends Error {
   }
 }
 
+/** A backup brought in over http: a CDI DataVolume whose PVC (the restore's claim) gets the archive unpacked. */
+export type RestoreImport = PulpConfig["dataVolumes"][number];
+
 export type RestorePlan =
   | { kind: "none" }
-  /** The restore Job (named by the id): created on a new install, unchanged on the next updates. */
-  | { kind: "restore"; backup: string; claim: string };
+  /**
+   * The restore Job (named by the id): created on a new install, unchanged on the next updates. With
+   * `overwrite`, this update replaces a live install's data: every Pulp process stops first.
+   */
+  | { kind: "restore"; backup: string; claim: string; overwrite: boolean; import?: RestoreImport };
 
-/** Throws RestoreRefused for a restore that would overwrite a live install's data. */
+/** Throws RestoreRefused for a restore that would overwrite a live install's data unconfirmed. */
 export function planRestore(config: PulpConfig, deployed: Deployed): RestorePlan {
   const restore = config.restore;
   if (!restore) return { kind: "none" };
-  const claim = restore.claim ?? `${config.instanceName}-backups`;
+  const imported: RestoreImport | undefined = restore.http && {
+    ...restore.http,
+    name: `${config.instanceName}-restore-${restore.backup.toLowerCase()}`,
+  };
+  const claim = imported?.name ?? restore.claim ?? `${config.instanceName}-backups`;
+  const restoring = {
+    kind: "restore" as const,
+    backup: restore.backup,
+    claim,
+    ...(imported ? { import: imported } : {}),
+  };
   const live = deployed.pulpcoreVersion !== undefined;
-  if (!live || deployed.restoredBackup === restore.backup) {
-    return { kind: "restore", backup: restore.backup, claim };
-  }
-  const from = deployed.restoredBackup
-    ? `restored from backup ${deployed.restoredBackup}`
-    : "not restored from a backup";
-  throw new RestoreRefused(
+  if (!live || deployed.restoredBackup === restore.backup) return { ...restoring, overwrite: false };
+  const what =
     `pulp:restore.backup is ${restore.backup}, but this stack is a live install (pulpcore ` +
-      `${deployed.pulpcoreVersion}, ${from}): restoring would overwrite its database and artifacts. ` +
-      "Restore into a new stack instead (pulumi stack init, the same config with pulp:restore), or put " +
+    `${deployed.pulpcoreVersion}, ${deployed.restoredBackup ? `restored from backup ${deployed.restoredBackup}` : "not restored from a backup"})`;
+  if (restore.overwrite === restore.backup) {
+    if (deployed.pulpcoreVersion !== config.pulpcoreVersion) {
+      throw new RestoreRefused(
+        `${what}, and pulp:image moves it from ${deployed.pulpcoreVersion} to ${config.pulpcoreVersion} in the same ` +
+          "update: overwrite with the running release, then upgrade. Put the image back for now: " +
+          `pulumi config set pulp:image <the image of pulpcore ${deployed.pulpcoreVersion}>`,
+      );
+    }
+    return { ...restoring, overwrite: true };
+  }
+  throw new RestoreRefused(
+    `${what}: restoring would overwrite its database and artifacts. Restore into a new stack instead ` +
+      "(pulumi stack init, the same config with pulp:restore), or put " +
       (deployed.restoredBackup
         ? `back the id it was restored from: pulumi config set --path pulp:restore.backup ${deployed.restoredBackup}`
-        : "the config back: pulumi config rm pulp:restore"),
+        : "the config back: pulumi config rm pulp:restore") +
+      ". To replace this install's data with the backup's (Pulp stops meanwhile; take a backup first: npm run " +
+      `backup -- now), confirm it: pulumi config set --path pulp:restore.overwrite ${restore.backup}`,
   );
 }

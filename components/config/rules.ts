@@ -158,6 +158,23 @@ export function checkRules(
     );
   }
 
+  if (config.restore?.claim && config.restore.http) {
+    add(
+      ["restore", "claim"],
+      "and pulp:restore.http both say where the backup is: the http import makes a volume of its own",
+      "pulumi config rm --path pulp:restore.claim  (or pulumi config rm --path pulp:restore.http)",
+    );
+  }
+
+  // The overwrite confirmation names the backup it is for: a later change of backup needs a new one.
+  if (config.restore?.overwrite && config.restore.overwrite !== config.restore.backup) {
+    add(
+      ["restore", "overwrite"],
+      `confirms an overwrite with backup ${config.restore.overwrite}, but pulp:restore.backup is ${config.restore.backup}`,
+      setCommand("pulp:restore.overwrite", config.restore.backup),
+    );
+  }
+
   // A restore runs with the backup's keys: without its db-fields key the restored data cannot be read.
   if (config.restore) {
     const missing = RESTORE_KEYS.filter((k) => !suppliedSecrets.has(k));
@@ -334,7 +351,8 @@ function dataVolumeProblems(config: ParsedConfig, raw: Record<string, unknown>):
     needed += size;
     parts.push(`database ${gi(size)}`);
   }
-  for (const dv of config.dataVolumes) {
+  const restoreImport = config.restore?.http && { name: "restore", size: config.restore.http.size };
+  for (const dv of [...config.dataVolumes, ...(restoreImport ? [restoreImport] : [])]) {
     // CDI imports through a scratch PVC as large as the target, so an import needs twice its size.
     const size = 2 * (parseQuantity(dv.size) ?? 0);
     needed += size;

@@ -318,13 +318,15 @@ const ingressSchema = z
   })
   .prefault({});
 
+const archiveUrl = z
+  .url({ error: "must be an http(s) URL of an uncompressed tar archive" })
+  .refine((v) => /^https?:\/\//.test(v), {
+    error: "must be an http(s) URL: CDI unpacks archives only from http and upload sources",
+  });
+
 const dataVolume = z.strictObject({
   name: formatted((v) => dnsLabelProblem(v, 52)),
-  url: z
-    .url({ error: "must be an http(s) URL of an uncompressed tar archive" })
-    .refine((v) => /^https?:\/\//.test(v), {
-      error: "must be an http(s) URL: CDI unpacks archives only from http and upload sources",
-    }),
+  url: archiveUrl,
   size,
   storageClass: formatted(dnsSubdomainProblem).optional(),
   /** The storage class binds on first consumer: ask CDI to bind at once so the import can start. */
@@ -362,17 +364,37 @@ const backupSchema = z
   })
   .prefault({});
 
+const backupId = z.string().regex(/^\d{8}T\d{6}Z$/, {
+  error: 'must be a backup id such as "20261124T031500Z" (npm run backup -- list shows them)',
+});
+
 /**
  * A restore into a new install (components/backup/restore.ts): the backup `<claim>/<backup>/` is loaded
  * into the empty database and artifact volume before the first migration. Needs the backup's keys in the
  * stack config (`npm run backup -- keys <id>` sets them).
  */
 const restoreSchema = z.strictObject({
-  backup: z.string().regex(/^\d{8}T\d{6}Z$/, {
-    error: 'must be a backup id such as "20261124T031500Z" (npm run backup -- list shows them)',
-  }),
+  backup: backupId,
   /** The PVC in the namespace that holds the backup; default: the install's own backups volume. */
   claim: formatted(dnsSubdomainProblem).optional(),
+  /**
+   * Or the backup comes in over http(s): the archive `npm run backup -- export` writes, unpacked by a CDI
+   * DataVolume `<instance>-restore-<id>` that the restore then reads (restorePlan.ts).
+   */
+  http: z
+    .strictObject({
+      url: archiveUrl,
+      /** Room for the unpacked backup (CDI needs as much again for scratch space while it imports). */
+      size,
+      storageClass: formatted(dnsSubdomainProblem).optional(),
+      waitForFirstConsumer: z.boolean().default(false),
+    })
+    .optional(),
+  /**
+   * Restore over a live install's data: the same id as `backup`, so the confirmation holds for this one
+   * backup only. Every Pulp process stops first (restorePlan.ts).
+   */
+  overwrite: backupId.optional(),
 });
 
 const quotaSchema = z.strictObject({ requestsStorage: size.optional() });

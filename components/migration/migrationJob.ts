@@ -35,6 +35,8 @@ export interface MigrationJobArgs {
   plugins?: Record<string, string>;
   /** Delete AppStatus rows past their TTL before `migrate` (targets without pulpcore's own cleanup). */
   clearStaleAppStatus?: boolean;
+  /** The backup the database was restored from: a restore over a live install migrates again. */
+  restoredBackup?: string;
   /** Settings, secrets, database and storage: the Job itself must wait for them, not only this component. */
   after: pulumi.Resource[];
 }
@@ -110,6 +112,7 @@ export class MigrationJob extends pulumi.ComponentResource {
           ...(isEmpty(args.podDefaults) ? {} : { podDefaults: args.podDefaults }),
           ...(isEmpty(args.plugins) ? {} : { plugins: args.plugins }),
           ...(args.clearStaleAppStatus ? { clearStaleAppStatus: true } : {}),
+          ...(args.restoredBackup ? { restoredBackup: args.restoredBackup } : {}),
           secrets: [
             rt.secretKey,
             rt.dbFieldsKey,

@@ -166,7 +166,8 @@ export class StopTheWorld extends pulumi.ComponentResource {
 
   constructor(name: string, args: StopTheWorldArgs, opts?: pulumi.ComponentResourceOptions) {
     super(TYPES.stopTheWorld, name, {}, opts);
-    this.step = new StopTheWorldStep(`${name}-${args.from}-to-${args.to}`, args, { parent: this });
+    const what = args.restoring ? `restore-${args.restoring}` : `${args.from}-to-${args.to}`;
+    this.step = new StopTheWorldStep(`${name}-${what}`, args, { parent: this });
     this.registerOutputs({});
   }
 }

@@ -5,8 +5,9 @@ export const USAGE = [
   "  now [--timeout <seconds>]     take a backup now and wait for it",
   "  list                          the backups in the install's backups volume",
   "  export <id> [-o <file>]       one backup as a tar (manifest.json first), by default ./pulp-backup-<id>.tar",
-  "  keys <id> [--stack <name>] [--claim <pvc>]",
-  "                                set a restore's keys in the stack config from the backup (pulumi config set --secret)",
+  "  keys <id> [--stack <name>] [--claim <pvc> | --archive <file>]",
+  "                                set a restore's keys in the stack config from the backup (pulumi config set --secret),",
+  "                                read from its volume or from the archive export wrote (for a restore over http)",
 ].join("\n");
 
 export interface BackupArgs {
@@ -21,6 +22,8 @@ export interface BackupArgs {
   /** keys: the stack to set them in (default: the selected one) and the volume that holds the backup. */
   stack?: string;
   claim?: string;
+  /** keys: an archive `export` wrote, read instead of the volume. */
+  archive?: string;
 }
 
 const ID = /^\d{8}T\d{6}Z$/;
@@ -41,6 +44,7 @@ export function parseArgs(argv: string[]): BackupArgs {
     else if (a === "-o" || a === "--output") args.output = value();
     else if (a === "--stack") args.stack = value();
     else if (a === "--claim") args.claim = value();
+    else if (a === "--archive") args.archive = value();
     else if (a === "--timeout") {
       args.timeoutSeconds = Number(value());
       if (!(args.timeoutSeconds > 0)) throw new Error(`--timeout must be a number of seconds\n${USAGE}`);

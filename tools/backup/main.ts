@@ -1,19 +1,26 @@
-// npm run backup -- now | list | export <id> | keys <id>: backups of a Pulp install (components/backup) from the
+// npm run backup -- now | list | export <id> | keys <id> [--archive <file>]: backups of a Pulp install (components/backup) from the
 // outside. Finds the cluster as kubectl does (tools/stack/kube.ts).
 import { runMain } from "../cli";
 import { resolveKube } from "../stack/kube";
 import { parseArgs } from "./args";
 import { backupNow } from "./now";
-import { exportBackup, listBackups, setRestoreKeys } from "./volume";
+import { exportBackup, keysFromArchive, keysFromVolume, listBackups, setRestoreKeys } from "./volume";
 
 export async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
+  if (args.command === "keys" && args.archive) {
+    const set = setRestoreKeys(keysFromArchive(args.archive, args.id!), args);
+    process.stdout.write(
+      `set ${set.join(", ")} from ${args.archive}${args.stack ? ` in stack ${args.stack}` : ""}\n`,
+    );
+    return 0;
+  }
   const kube = resolveKube(args.kubeconfig);
   if (args.command === "now") process.stdout.write(`${await backupNow(kube, args)}\n`);
   if (args.command === "list") process.stdout.write(await listBackups(kube, args));
   if (args.command === "export") process.stdout.write(`${JSON.stringify(await exportBackup(kube, args))}\n`);
   if (args.command === "keys") {
-    const set = await setRestoreKeys(kube, args);
+    const set = setRestoreKeys(await keysFromVolume(kube, args), args);
     process.stdout.write(
       `set ${set.join(", ")} from backup ${args.id}${args.stack ? ` in stack ${args.stack}` : ""}\n`,
     );

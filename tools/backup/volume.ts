@@ -129,6 +129,9 @@ export async function listBackups(kube: Kube, args: BackupArgs): Promise<string>
 /**
  * One backup as a tar in the order a restore reads it: manifest.json first, then the keys, the config,
  * the dump and the artifacts. The pod writes it to kubectl's stdout; nothing is staged in the cluster.
+ * Members are readable by all (a+rX): CDI's importer unpacks an archive as its own uid keeping the
+ * modes (tar --preserve-permissions, CDI pkg/util/util.go), and on ReadWriteMany storage, where
+ * Kubernetes applies no fsGroup by default, the restore Job's uid could read nothing else.
  */
 export async function exportBackup(kube: Kube, args: BackupArgs): Promise<ExportResult> {
   const id = args.id!;
@@ -142,7 +145,7 @@ export async function exportBackup(kube: Kube, args: BackupArgs): Promise<Export
     }
     const tar =
       `cd /backups && set -- ${id}/manifest.json ${id}/keys ${id}/config.json ${id}/database.dump ${id}/artifacts.list; ` +
-      `[ -d ${id}/media ] && set -- "$@" ${id}/media.list ${id}/media; exec tar -cf - "$@"`;
+      `[ -d ${id}/media ] && set -- "$@" ${id}/media.list ${id}/media; exec tar --mode=a+rX -cf - "$@"`;
     const argv = [...(kube.kubeconfig ? ["--kubeconfig", kube.kubeconfig] : []), ...exec(tar)];
     const hash = crypto.createHash("sha256");
     let bytes = 0;
@@ -186,13 +189,10 @@ export const RESTORE_KEY_FILES: Record<(typeof RESTORE_KEYS)[number], string> = 
   adminPassword: KEY_FILES.adminPassword,
 };
 
-/**
- * Sets a restore's keys in the stack config from the backup: `pulumi config set --secret` with each value
- * on standard input, never on a command line or the screen. Returns the keys it set.
- */
-export async function setRestoreKeys(kube: Kube, args: BackupArgs): Promise<string[]> {
+/** The key files of a backup in its volume, base64 by file name. */
+export async function keysFromVolume(kube: Kube, args: BackupArgs): Promise<Record<string, string>> {
   const id = args.id!;
-  const values = await withReader(kube, args, async (exec) => {
+  return withReader(kube, args, async (exec) => {
     const files = Object.values(RESTORE_KEY_FILES).join(" ");
     const r = run(
       kube,
@@ -206,6 +206,34 @@ export async function setRestoreKeys(kube: Kube, args: BackupArgs): Promise<stri
         .map((line) => line.split(" ")),
     );
   });
+}
+
+/**
+ * The key files of a backup in an archive `npm run backup -- export` wrote (the one a restore brings in
+ * over http), base64 by file name. Read with tar, so no cluster is needed before the first `up`.
+ */
+export function keysFromArchive(archive: string, id: string): Record<string, string> {
+  if (!fs.existsSync(archive)) throw new Error(`no archive at ${archive}`);
+  const values: Record<string, string> = {};
+  for (const file of Object.values(RESTORE_KEY_FILES)) {
+    const r = spawnSync("tar", ["-xOf", archive, `${id}/keys/${file}`]);
+    if (r.error) throw new Error(`cannot run tar: ${r.error.message}`);
+    if (r.status !== 0) {
+      throw new Error(
+        `${archive} has no ${id}/keys/${file}: is it backup ${id}'s export? (${r.stderr.toString().trim()})`,
+      );
+    }
+    values[file] = r.stdout.toString("base64");
+  }
+  return values;
+}
+
+/**
+ * Sets a restore's keys in the stack config from a backup's key files: `pulumi config set --secret` with
+ * each value on standard input, never on a command line or the screen. Returns the keys it set.
+ */
+export function setRestoreKeys(values: Record<string, string>, args: BackupArgs): string[] {
+  const id = args.id!;
   const pulumiCli = process.env.PULP_PULUMI ?? "pulumi";
   const set: string[] = [];
   for (const [key, file] of Object.entries(RESTORE_KEY_FILES)) {

@@ -74,11 +74,23 @@ export function downtimeText(s: StopTheWorld): string[] {
     s.startupBudgetSeconds !== undefined
       ? ` The startup probes give the new pods up to ${s.startupBudgetSeconds} s to become ready.`
       : "";
+  const stopped = s.deployments.length > 0 ? s.deployments.map(code).join(", ") : "every Pulp Deployment";
+  if (s.restoring) {
+    return [
+      `**Downtime.** Restoring backup ${code(s.restoring)} over the live install replaces its database and adds the ` +
+        "backup's artifacts: nothing may write meanwhile.",
+      "",
+      `This update stops ${stopped} in ${code(s.namespace)}, waits until their pods are gone, restores, runs the ` +
+        "migrations, then starts them again. Pulp serves no API, content or tasks meanwhile.",
+      "",
+      `Expected downtime: about ${stopping}the restore Job's run time + the migration Job's run time + the pods' start-up.${startup}`,
+    ];
+  }
   return [
     `**Downtime.** Upgrading pulpcore ${s.from} -> ${s.to} needs every old process stopped first: ` +
       `migrations ${s.migrations} need every process at ${s.floor} or later (older ones must stop, and their heartbeats expire).`,
     "",
-    `This update stops ${s.deployments.length > 0 ? s.deployments.map(code).join(", ") : "every Pulp Deployment"} in ` +
+    `This update stops ${stopped} in ` +
       `${code(s.namespace)}, waits until their pods are gone and ${s.heartbeatTtlSeconds} s more for the old heartbeats to expire, runs the migrations, then starts ${s.to}.`,
     "",
     `Expected downtime: about ${stopping}${s.heartbeatTtlSeconds} s (heartbeat TTL) + the migration Job's run time + the pods' start-up; ` +

@@ -62,6 +62,7 @@ export function stopTheWorldOf(preview: PreviewJson): StopTheWorld | undefined {
       deployments,
       podsGoneTimeoutSeconds:
         typeof inputs.podsGoneTimeoutSeconds === "number" ? inputs.podsGoneTimeoutSeconds : undefined,
+      restoring: typeof inputs.restoring === "string" ? inputs.restoring : undefined,
       startupBudgetSeconds: startupBudgetSeconds(preview, deployments),
     };
   }

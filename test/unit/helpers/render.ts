@@ -1,23 +1,25 @@
 import { loadConfig } from "../../../components/config/load";
 import { SecretName } from "../../../components/config/rules";
 import { Pulp } from "../../../components/pulp";
-import { FIRST_INSTALL } from "../../../components/upgrade/deployed";
+import { Deployed, FIRST_INSTALL } from "../../../components/upgrade/deployed";
 import { MockRun, Registered, runWithMocks } from "./pulumiMocks";
 
 // A render is pure in its config, and about a second each: a test file renders the same config once.
 const rendered = new Map<string, Promise<MockRun>>();
 
 /**
- * Renders a whole install under mocks from raw `pulp:` config (keys without the prefix). The same config
- * gives the same (shared, read-only) run within a test file.
+ * Renders a whole install under mocks from raw `pulp:` config (keys without the prefix), as an update of a
+ * stack that last deployed `deployed`. The same arguments give the same (shared, read-only) run within a
+ * test file.
  */
 export function render(
   raw: Record<string, unknown>,
   secrets: Partial<Record<SecretName, string>> = {},
   preview = false,
+  deployed: Deployed = FIRST_INSTALL,
 ): Promise<MockRun> {
-  const key = JSON.stringify([raw, secrets, preview]);
-  if (!rendered.has(key)) rendered.set(key, renderOnce(raw, secrets, preview));
+  const key = JSON.stringify([raw, secrets, preview, deployed]);
+  if (!rendered.has(key)) rendered.set(key, renderOnce(raw, secrets, preview, deployed));
   return rendered.get(key)!;
 }
 
@@ -25,12 +27,13 @@ async function renderOnce(
   raw: Record<string, unknown>,
   secrets: Partial<Record<SecretName, string>>,
   preview: boolean,
+  deployed: Deployed,
 ): Promise<MockRun> {
   const config: Record<string, unknown> = {};
   for (const [k, v] of Object.entries({ ...raw, ...secrets })) config[`pulp:${k}`] = v;
   return runWithMocks({ config, secretKeys: Object.keys(secrets).map((k) => `pulp:${k}`), preview }, () => {
     const loaded = loadConfig();
-    new Pulp(loaded.config.instanceName, { ...loaded, deployed: FIRST_INSTALL, cluster: {} });
+    new Pulp(loaded.config.instanceName, { ...loaded, deployed, cluster: {} });
   });
 }
 

@@ -6,10 +6,11 @@ import {
   RestoreRefused,
 } from "../../../../components/backup/restorePlan";
 import { parseConfig } from "../../../../components/config/parse";
+import { TYPES } from "../../../../components/contract";
 import { FIRST_INSTALL } from "../../../../components/upgrade/deployed";
 import { restrictedViolations } from "../../../../components/workload/podSecurity";
 import { MINIMAL, problemsOf } from "../../helpers/configs";
-import { JOB, render } from "../../helpers/render";
+import { DATA_VOLUME, DEPLOYMENT, JOB, podTemplates, render } from "../../helpers/render";
 
 const ID = "20261124T031500Z";
 const KEYS = {
@@ -38,11 +39,13 @@ test("a restore runs into a new install, and again with the same id (the same Jo
     kind: "restore",
     backup: ID,
     claim: "pulp-backups",
+    overwrite: false,
   });
   expect(planRestore(config({ backup: ID, claim: "old-backups" }), { ...live, restoredBackup: ID })).toEqual({
     kind: "restore",
     backup: ID,
     claim: "old-backups",
+    overwrite: false,
   });
 });
 
@@ -59,10 +62,12 @@ test("a restore into a live install is refused, naming what it would overwrite a
   expect(refusal(live)).toBe(
     `${RESTORE_REFUSED_MARKER} pulp:restore.backup is ${ID}, but this stack is a live install (pulpcore 3.123.1, ` +
       "not restored from a backup): restoring would overwrite its database and artifacts. Restore into a new " +
-      "stack instead (pulumi stack init, the same config with pulp:restore), or put the config back: pulumi config rm pulp:restore",
+      "stack instead (pulumi stack init, the same config with pulp:restore), or put the config back: pulumi config rm pulp:restore. " +
+      "To replace this install's data with the backup's (Pulp stops meanwhile; take a backup first: npm run backup -- now), " +
+      `confirm it: pulumi config set --path pulp:restore.overwrite ${ID}`,
   );
   expect(refusal({ ...live, restoredBackup: "20261101T000000Z" })).toMatch(
-    /restored from backup 20261101T000000Z\).*pulumi config set --path pulp:restore.backup 20261101T000000Z$/,
+    /restored from backup 20261101T000000Z\).*pulumi config set --path pulp:restore.backup 20261101T000000Z\. /,
   );
 });
 
@@ -97,4 +102,89 @@ test("the restore Job reads the backup read-only, writes the artifacts, checks t
   expect(mounts).toMatchObject({ "/backups": true, "/var/lib/pulp": false, "/run/keys": true });
   const migration = run.ofType(JOB).find((j) => j.inputs.metadata.name.startsWith("pulp-migrate-"))!;
   expect(run.dependenciesOf(migration).has(job.urn)).toBe(true);
+});
+
+test("pulp:restore.overwrite naming the backup restores over a live install, with the running release only", () => {
+  const confirmed = config({ backup: ID, overwrite: ID });
+  expect(planRestore(confirmed, { ...live, restoredBackup: "20261101T000000Z" })).toEqual({
+    kind: "restore",
+    backup: ID,
+    claim: "pulp-backups",
+    overwrite: true,
+  });
+  // Once restored, the same id is a no-op again, confirmation or not.
+  expect(planRestore(confirmed, { ...live, restoredBackup: ID })).toMatchObject({ overwrite: false });
+  expect(() => planRestore(confirmed, { ...live, pulpcoreVersion: "3.121.3" })).toThrow(
+    /pulp:image moves it from 3.121.3 to 3.123.1 in the same update: overwrite with the running release, then upgrade/,
+  );
+  // The confirmation is for one backup: with another, it is a config error naming the fix.
+  expect(problemsOf({ ...RESTORE, restore: { backup: ID, overwrite: "20261101T000000Z" } })).toContain(
+    `pulp:restore.overwrite: confirms an overwrite with backup 20261101T000000Z, but pulp:restore.backup is ${ID}`,
+  );
+});
+
+test("an overwrite stops every Pulp process first, restores, migrates again, then starts them (new pod templates)", async () => {
+  const previous = { ...live, restoredBackup: "20261101T000000Z" };
+  const over = await render({ ...RESTORE, restore: { backup: ID, overwrite: ID } }, KEYS, false, previous);
+  const [step] = over.ofType(TYPES.stopTheWorldStep);
+  expect(step.name).toBe(`pulp-stop-the-world-restore-${ID}`);
+  expect(step.inputs).toMatchObject({
+    restoring: ID,
+    heartbeatTtlSeconds: 0,
+    deployments: ["pulp-api", "pulp-content", "pulp-worker"],
+  });
+  const job = over.k8s("Job", `pulp-restore-${ID.toLowerCase()}`);
+  expect(over.dependenciesOf(job).has(step.urn)).toBe(true);
+  // The confirmation reaches restore.sh through the ConfigMap, so the Job stays the same once it is gone.
+  expect(over.k8s("ConfigMap", `pulp-restore-${ID.toLowerCase()}`).inputs.data.overwrite).toBe(ID);
+
+  const after = await render({ ...RESTORE, restore: { backup: ID } }, KEYS, false, {
+    ...live,
+    restoredBackup: ID,
+  });
+  expect(after.ofType(TYPES.stopTheWorldStep)).toHaveLength(0);
+  expect(after.k8s("ConfigMap", `pulp-restore-${ID.toLowerCase()}`).inputs.data.overwrite).toBeUndefined();
+  expect(after.k8s("Job", `pulp-restore-${ID.toLowerCase()}`).inputs).toEqual(job.inputs);
+
+  // Against the install as it was (restored from the older backup): a new migration Job and new pod templates.
+  const before = await render({ ...RESTORE, restore: { backup: "20261101T000000Z" } }, KEYS, false, previous);
+  const migrationName = (run: typeof over) =>
+    run.ofType(JOB).find((j) => j.inputs.metadata.name.startsWith("pulp-migrate-"))!.inputs.metadata.name;
+  expect(migrationName(over)).not.toBe(migrationName(before));
+  const templates = [podTemplates(over), podTemplates(before)];
+  expect(over.ofType(DEPLOYMENT).length).toBeGreaterThan(0);
+  for (const name of ["pulp-api", "pulp-content", "pulp-worker"]) {
+    expect(templates[0][name]).not.toEqual(templates[1][name]);
+  }
+});
+
+test("a backup over http comes in through a CDI DataVolume of its own, which the restore Job reads", async () => {
+  const http = { url: "https://backups.example.com/pulp-backup.tar", size: "20Gi" };
+  const name = `pulp-restore-${ID.toLowerCase()}`;
+  expect(planRestore(config({ backup: ID, http }), FIRST_INSTALL)).toEqual({
+    kind: "restore",
+    backup: ID,
+    claim: name,
+    overwrite: false,
+    import: { ...http, name, waitForFirstConsumer: false },
+  });
+  const run = await render({ ...RESTORE, restore: { backup: ID, http } }, KEYS);
+  const [dv] = run.ofType(DATA_VOLUME);
+  expect(dv.inputs.metadata.name).toBe(name);
+  expect(dv.inputs.spec).toMatchObject({ contentType: "archive", source: { http: { url: http.url } } });
+  // A copy of its source: kept when the config drops it, but not protected like the install's own data.
+  expect(dv.protect).toBe(false);
+  const job = run.k8s("Job", name);
+  expect(
+    job.inputs.spec.template.spec.volumes.find((v: any) => v.name === "backups").persistentVolumeClaim,
+  ).toEqual({ claimName: name, readOnly: true });
+  expect(run.dependenciesOf(job).has(dv.urn)).toBe(true);
+
+  expect(problemsOf({ ...RESTORE, restore: { backup: ID, http, claim: "pulp-backups" } })).toContain(
+    "pulp:restore.claim: and pulp:restore.http both say where the backup is: the http import makes a volume of its own",
+  );
+  // The import's scratch space counts against a declared quota like any DataVolume's.
+  expect(
+    problemsOf({ ...RESTORE, restore: { backup: ID, http }, namespaceQuota: { requestsStorage: "30Gi" } }),
+  ).toContainEqual(expect.stringContaining("import restore 2 x 20Gi"));
 });

@@ -15,7 +15,7 @@ import { upgradeOf } from "../../../../tools/plan/upgrade";
 import { analyze, dataHeld } from "../../../../tools/plan/analyze";
 import { BASE_SECRETS, CANARIES, CASES, DRIFT_CASE } from "../../../../testbed/fixtures/cases";
 import { parsePreview, UnreadablePreview } from "../../../../tools/plan/previewJson";
-import { MARKER, render } from "../../../../tools/plan/render";
+import { downtimeText, MARKER, render } from "../../../../tools/plan/render";
 import { main, summarize } from "../../../../tools/plan/summary";
 
 const DIR = path.join(__dirname, "../../../fixtures/preview");
@@ -152,6 +152,28 @@ test("an upgrade that ships a guarded migration (3.85.0 -> 3.89.0): the StopTheW
   expect(md).toContain("The startup probes give the new pods up to 600 s to become ready.");
   expect(md).toContain("New pods, started after the stop (the old ones are already gone):");
   expect(md).not.toContain("a rolling update");
+});
+
+test("a restore over the live install: the same stop, said as a restore (no upgrade, no heartbeat wait)", () => {
+  const text = downtimeText({
+    urn: "urn",
+    from: "3.123.1",
+    to: "3.123.1",
+    floor: "",
+    migrations: "",
+    heartbeatTtlSeconds: 0,
+    namespace: "pulp",
+    deployments: PULP,
+    podsGoneTimeoutSeconds: 660,
+    restoring: "20261124T031500Z",
+  }).join("\n");
+  expect(text).toContain(
+    "**Downtime.** Restoring backup `20261124T031500Z` over the live install replaces its database",
+  );
+  expect(text).toContain(
+    "This update stops `pulp-api`, `pulp-content`, `pulp-worker` in `pulp`, waits until their pods are gone, restores",
+  );
+  expect(text).not.toMatch(/Upgrading|heartbeat/);
 });
 
 test("a downgrade to an older minor release: refused by the program, nothing changes, its message quoted once", () => {
