@@ -213,42 +213,39 @@ export class Pulp extends pulumi.ComponentResource {
     // a restore over the live install stops them so that nothing writes while its data is replaced.
     const overwrite =
       restorePlan.kind === "restore" && restorePlan.overwrite ? restorePlan.backup : undefined;
-    const stopping = {
-      namespace,
-      deployments: PULP_PROCESSES.map((p) => fixedName(identity, p)),
-      podsGoneTimeoutSeconds:
-        Math.max(...PULP_PROCESSES.map((p) => config[p].terminationGracePeriodSeconds)) + 60,
-      kube: args.cluster,
-    };
-    const stop =
+    const reason =
       plan.kind === "stop-the-world"
-        ? new StopTheWorld(
-            `${name}-stop-the-world`,
-            {
-              ...stopping,
-              from: plan.from,
-              to: plan.to,
-              floor: plan.floor,
-              migrations: plan.migrations,
-              heartbeatTtlSeconds: plan.minimumDowntimeSeconds,
-            },
-            child,
-          )
+        ? {
+            from: plan.from,
+            to: plan.to,
+            floor: plan.floor,
+            migrations: plan.migrations,
+            heartbeatTtlSeconds: plan.minimumDowntimeSeconds,
+          }
         : overwrite
-          ? new StopTheWorld(
-              `${name}-stop-the-world`,
-              {
-                ...stopping,
-                from: config.pulpcoreVersion,
-                to: config.pulpcoreVersion,
-                floor: "",
-                migrations: "",
-                heartbeatTtlSeconds: 0,
-                restoring: overwrite,
-              },
-              child,
-            )
+          ? {
+              from: config.pulpcoreVersion,
+              to: config.pulpcoreVersion,
+              floor: "",
+              migrations: "",
+              heartbeatTtlSeconds: 0,
+              restoring: overwrite,
+            }
           : undefined;
+    const stop =
+      reason &&
+      new StopTheWorld(
+        `${name}-stop-the-world`,
+        {
+          ...reason,
+          namespace,
+          deployments: PULP_PROCESSES.map((p) => fixedName(identity, p)),
+          podsGoneTimeoutSeconds:
+            Math.max(...PULP_PROCESSES.map((p) => config[p].terminationGracePeriodSeconds)) + 60,
+          kube: args.cluster,
+        },
+        child,
+      );
 
     // A backup that comes in over http is unpacked into a DataVolume's PVC first.
     const restoreImport =
