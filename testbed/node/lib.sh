@@ -43,11 +43,15 @@ nctr() { ctr --address "$CONTAINERD_SOCK" -n k8s.io "$@"; }
 
 npid_of() { [[ -f "$NPIDS/$1.pid" ]] && cat "$NPIDS/$1.pid"; }
 npid_running() { [[ $(awk '/^State:/ { print $2 }' "/proc/$1/status" 2>/dev/null) =~ ^[^ZX]$ ]]; }
-# Alive and still ours: the command line names this node's state dir.
+# Alive and still ours: the command line names this node's state dir. A process in the middle of an
+# exec (a pyenv shim execs four times before python runs) briefly shows an empty command line: that
+# is still ours; only another process's command line means the pid was reused.
 nalive() {
-  local pid
+  local pid cmdline
   pid=$(npid_of "$1") || return 1
-  [[ -n "$pid" ]] && npid_running "$pid" && tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -qF "$N/"
+  [[ -n "$pid" ]] && npid_running "$pid" || return 1
+  cmdline=$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") || return 1
+  [[ -z $cmdline || $cmdline == *"$N/"* ]]
 }
 
 # setsid: survives the calling shell; 9>&- keeps cluster.sh's lock from leaking into the daemon.

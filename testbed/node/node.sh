@@ -90,8 +90,10 @@ cmd_up() {
 
   node_pki
   net_up
-  nstart hostpath-perms python3 "$HERE/hostpath-perms.py" "$HOSTPATH_BASE" --owner "$N/"
-  nwait hostpath-perms 10 "its inotify watch" grep -q watching "$NLOGS/hostpath-perms.log"
+  # The interpreter itself, not a version manager's shim: one exec, and the pid is python's.
+  nstart hostpath-perms "$(python3 -c 'import sys; print(sys.executable)')" "$HERE/hostpath-perms.py" \
+    "$HOSTPATH_BASE" --owner "$N/"
+  nwait hostpath-perms 30 "its inotify watch" grep -q watching "$NLOGS/hostpath-perms.log"
   apiserver_relay_up
   mkdir -p "$N/images"
   image_pause "$N/images/pause.tar"
