@@ -1,5 +1,5 @@
 // The install's backup CronJob (components/backup/backup.ts): what the other commands start from.
-import { getJson, Kube } from "../stack/kube";
+import { getJson, Kube } from "../kube";
 
 /** The CronJob `<instance>-backup`; fails saying how to turn backups on when the install has none. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

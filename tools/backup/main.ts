@@ -1,7 +1,7 @@
 // npm run backup -- now | list | export <id> | keys <id> [--archive <file>]: backups of a Pulp install (components/backup) from the
-// outside. Finds the cluster as kubectl does (tools/stack/kube.ts).
+// outside. Finds the cluster as kubectl does (tools/kube.ts).
 import { runMain } from "../cli";
-import { resolveKube } from "../stack/kube";
+import { resolveKube } from "../kube";
 import { parseArgs } from "./args";
 import { backupNow } from "./now";
 import { exportBackup, keysFromArchive, keysFromVolume, listBackups, setRestoreKeys } from "./volume";

@@ -1,6 +1,6 @@
 // `npm run backup -- now`: a Job from the install's backup CronJob (what `kubectl create job
 // --from=cronjob/<instance>-backup` does), awaited; returns the backup's result line (JSON).
-import { getJson, Kube, run } from "../stack/kube";
+import { getJson, Kube, run } from "../kube";
 import { BackupArgs } from "./args";
 import { readBackupCronJob } from "./cronJob";
 

@@ -6,7 +6,7 @@ import * as crypto from "crypto";
 import * as fs from "fs";
 import { KEY_FILES } from "../../components/backup/backup";
 import { RESTORE_KEYS } from "../../components/config/rules";
-import { Kube, run } from "../stack/kube";
+import { Kube, run } from "../kube";
 import { BackupArgs } from "./args";
 import { readBackupCronJob } from "./cronJob";
 

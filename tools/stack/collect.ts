@@ -1,5 +1,5 @@
 // Reads one Stack and what surrounds it from the API server into a snapshot.
-import { getJson, Kube, run, StackCommandError } from "./kube";
+import { getJson, Kube, run, ToolError } from "../kube";
 import {
   EventSummary,
   podSummary,
@@ -16,7 +16,7 @@ export function readStack(kube: Kube, name: string, namespace: string): StackObj
   const all = getJson(kube, ["stacks.pulumi.com", "--all-namespaces"]) as { items: StackObject[] };
   const known = all.items.map((s) => `${s.metadata.namespace}/${s.metadata.name}`);
   const elsewhere = all.items.filter((s) => s.metadata.name === name).map((s) => s.metadata.namespace);
-  throw new StackCommandError(
+  throw new ToolError(
     `no Stack "${name}" in namespace "${namespace}"` +
       (elsewhere.length
         ? `: it is in ${elsewhere.join(", ")}; pass -n ${elsewhere[0]}`

@@ -6,7 +6,7 @@ import { DEFAULT_DELIVERY_NAMESPACE } from "../../delivery/config";
 import { runMain } from "../cli";
 import { collect, readStack } from "./collect";
 import { diagnose } from "./failures";
-import { resolveKube, run, StackCommandError, clusterProblem } from "./kube";
+import { resolveKube, run, ToolError, clusterProblem } from "../kube";
 import { render } from "./render";
 
 export const DEFAULT_NAMESPACE = DEFAULT_DELIVERY_NAMESPACE;
@@ -32,10 +32,10 @@ export function parseArgs(argv: string[]): {
   }
   const [command, name, ...extra] = rest;
   if (!command || !["status", "retry"].includes(command))
-    throw new StackCommandError(`unknown command "${command ?? ""}"; ${USAGE}`);
-  if (!name) throw new StackCommandError(`which Stack? ${USAGE}`);
-  if (extra.length) throw new StackCommandError(`unexpected ${extra.join(" ")}; ${USAGE}`);
-  if (!namespace) throw new StackCommandError(`-n needs a namespace; ${USAGE}`);
+    throw new ToolError(`unknown command "${command ?? ""}"; ${USAGE}`);
+  if (!name) throw new ToolError(`which Stack? ${USAGE}`);
+  if (extra.length) throw new ToolError(`unexpected ${extra.join(" ")}; ${USAGE}`);
+  if (!namespace) throw new ToolError(`-n needs a namespace; ${USAGE}`);
   return { command, name, namespace, kubeconfig };
 }
 
@@ -61,7 +61,7 @@ export async function main(argv: string[]): Promise<number> {
     "--overwrite",
   ]);
   if (!r.ok)
-    throw new StackCommandError(
+    throw new ToolError(
       clusterProblem(kube, r.stderr) ?? `kubectl annotate failed: ${r.stderr.trim()}`,
     );
   process.stdout.write(

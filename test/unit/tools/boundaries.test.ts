@@ -3,7 +3,7 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { resolveKube } from "../../../tools/stack/kube";
+import { resolveKube } from "../../../tools/kube";
 
 const REPO = path.resolve(__dirname, "../../..");
 

@@ -1,11 +1,11 @@
-// kubectl for the stack commands: which cluster, and errors a person can act on in one line. A shipped
-// tool: it finds the cluster as kubectl does and knows nothing of the test bed.
+// kubectl for the shipped tools (stack, backup): which cluster, and errors a person can act on in one
+// line. It finds the cluster as kubectl does and knows nothing of the test bed.
 import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 
 /** A failure the person can fix: printed as one line, exit code 1. */
-export class StackCommandError extends Error {}
+export class ToolError extends Error {}
 
 export interface Kube {
   kubectl: string;
@@ -19,7 +19,7 @@ export interface Kube {
 export function resolveKube(flagKubeconfig?: string, env: NodeJS.ProcessEnv = process.env): Kube {
   const kubeconfig = flagKubeconfig ?? (env.KUBECONFIG || undefined);
   if (kubeconfig && kubeconfig.split(path.delimiter).every((f) => !fs.existsSync(f))) {
-    throw new StackCommandError(
+    throw new ToolError(
       `kubeconfig ${kubeconfig} does not exist: point KUBECONFIG (or --kubeconfig) at your cluster's`,
     );
   }
@@ -43,7 +43,7 @@ export function run(kube: Kube, args: string[], input?: string): KubectlResult {
     },
   );
   if (r.error) {
-    throw new StackCommandError(
+    throw new ToolError(
       `cannot run kubectl (${kube.kubectl}): ${r.error.message}; install kubectl or set PULP_KUBECTL to its path`,
     );
   }
@@ -72,13 +72,13 @@ export function clusterProblem(kube: Kube, stderr: string): string | undefined {
   return undefined;
 }
 
-/** `kubectl get ... -o json`: undefined when NotFound, a StackCommandError for cluster-level problems. */
+/** `kubectl get ... -o json`: undefined when NotFound, a ToolError for cluster-level problems. */
 export function getJson(kube: Kube, args: string[]): any | undefined {
   const r = run(kube, ["get", ...args, "-o", "json"]);
   if (r.ok) return JSON.parse(r.stdout);
   if (/NotFound|not found/.test(r.stderr)) return undefined;
   const problem = clusterProblem(kube, r.stderr);
-  throw new StackCommandError(
+  throw new ToolError(
     problem ?? `kubectl get ${args.join(" ")} failed: ${r.stderr.trim().split("\n")[0]}`,
   );
 }
