@@ -20,6 +20,8 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../../.." && pwd)
+# shellcheck source=test/e2e/cluster/checks.sh
+source "$HERE/checks.sh"
 : "${KUBECONFIG:=$(realpath -m "${PULP_STATE_DIR:-$REPO/.state}")/cluster/kubeconfig}"
 export KUBECONFIG
 C=$(dirname "$KUBECONFIG")
@@ -34,13 +36,6 @@ export KUBECTL
 k() { "$KUBECTL" "$@"; }
 
 START=$EPOCHREALTIME
-since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1fs", b - a }'; }
-pass() { printf 'ok    %-70s %s\n' "$1" "$(since "$2")"; }
-fail() { # check, what was seen
-  printf 'FAIL  %s\n' "$1"
-  printf '%s\n' "$2" | tail -n 60 | sed 's/^/      /'
-  exit 1
-}
 die() { fail "$1" "${2:-}"; }
 
 [[ -f $KUBECONFIG ]] || die "cluster reachable" "no kubeconfig at $KUBECONFIG: start the cluster with its real node first"

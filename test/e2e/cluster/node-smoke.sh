@@ -9,6 +9,8 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../../.." && pwd)
+# shellcheck source=test/e2e/cluster/checks.sh
+source "$HERE/checks.sh"
 STATE=$(realpath -m "${PULP_STATE_DIR:-$REPO/.state}")
 C=$STATE/cluster
 KCFG=$C/kubeconfig
@@ -29,24 +31,6 @@ cleanup() { k delete namespace "$NS" --ignore-not-found --wait=false >/dev/null 
 trap cleanup EXIT
 
 START=$EPOCHREALTIME
-since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1fs", b - a }'; }
-pass() { printf 'ok    %-66s %s\n' "$1" "$(since "$2")"; }
-fail() { # check, what was seen
-  printf 'FAIL  %s\n' "$1"
-  printf '%s\n' "$2" | tail -n 40 | sed 's/^/      /'
-  exit 1
-}
-# check DESCRIPTION TIMEOUT SHOW -- CONDITION...: polls CONDITION; on timeout prints `eval SHOW`.
-check() {
-  local desc=$1 timeout=$2 show=$3 t0=$EPOCHREALTIME
-  shift 4
-  local end=$((SECONDS + timeout))
-  until "$@" >/dev/null 2>&1; do
-    ((SECONDS < end)) || fail "$desc (timed out after ${timeout}s)" "$(eval "$show" 2>&1)"
-    sleep 0.2
-  done
-  pass "$desc" "$t0"
-}
 jp() { k -n "$NS" get "$1" -o "jsonpath=$2"; }
 is() { [[ $(jp "$1" "$2") == "$3" ]]; }
 events() { k -n "$NS" get events --sort-by=.lastTimestamp | tail -n 15; }
