@@ -85,20 +85,24 @@ export function libpqEnv(db: DatabaseSettings, password: SecretKeyRef): k8s.type
   ];
 }
 
-export interface BackupArgs {
+/** What a backup reads and a restore writes: an install's database, artifacts and keys. */
+export interface InstallData {
   namespace: pulumi.Input<string>;
   identity: Identity;
-  backup: ParsedConfig["backup"];
-  /** The whole parsed config: it goes into every backup as config.json (it holds no secret values). */
-  config: ParsedConfig;
-  /** The Pulp image: its init container reads the installed versions for the manifest. */
-  pulpImage: string;
   database: DatabaseSettings;
   databasePassword: SecretKeyRef;
   /** The volume at /var/lib/pulp, or undefined when artifacts live in object storage. */
   artifacts?: k8s.types.input.core.v1.Volume;
   keys: BackupKeys;
   podDefaults?: PodDefaults;
+}
+
+export interface BackupArgs extends InstallData {
+  backup: ParsedConfig["backup"];
+  /** The whole parsed config: it goes into every backup as config.json (it holds no secret values). */
+  config: ParsedConfig;
+  /** The Pulp image: its init container reads the installed versions for the manifest. */
+  pulpImage: string;
   /** A backup must not start before the first migration: there would be no schema to dump. */
   after: pulumi.Resource[];
 }

@@ -2,18 +2,15 @@ import * as fs from "fs";
 import * as path from "path";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { DatabaseSettings, PULP_DATA_DIR } from "../settings/render";
-import { SecretKeyRef } from "../secrets/pulpSecrets";
-import { fixedName, Identity, labels, runningLabels } from "../shared/labels";
-import { PodDefaults, restricted } from "../workload/podSecurity";
-import { BackupKeys, keyProjection, libpqEnv } from "./backup";
+import { PULP_DATA_DIR } from "../settings/render";
+import { fixedName, labels, runningLabels } from "../shared/labels";
+import { restricted } from "../workload/podSecurity";
+import { InstallData, keyProjection, libpqEnv } from "./backup";
 
 /** The script the Job runs (shellchecked in the repository, shipped in a ConfigMap). */
 export const RESTORE_SCRIPT = fs.readFileSync(path.join(__dirname, "restore.sh"), "utf8");
 
-export interface RestoreArgs {
-  namespace: pulumi.Input<string>;
-  identity: Identity;
+export interface RestoreArgs extends InstallData {
   /** The backup id and the PVC in the namespace that holds `<id>/` (restorePlan.ts). */
   backup: string;
   claim: string;
@@ -26,13 +23,7 @@ export interface RestoreArgs {
   image: string;
   /** The release this install runs: a backup from a newer one is refused. */
   pulpcoreVersion: string;
-  database: DatabaseSettings;
-  databasePassword: SecretKeyRef;
-  /** The volume at /var/lib/pulp, or undefined when artifacts live in object storage. */
-  artifacts?: k8s.types.input.core.v1.Volume;
-  /** This install's keys: the Job checks they are the backup's before it changes anything. */
-  keys: BackupKeys;
-  podDefaults?: PodDefaults;
+  /** The keys (InstallData.keys) are this install's: the Job checks they are the backup's first. */
   after: pulumi.Resource[];
 }
 
