@@ -78,7 +78,5 @@ export function getJson(kube: Kube, args: string[]): any | undefined {
   if (r.ok) return JSON.parse(r.stdout);
   if (/NotFound|not found/.test(r.stderr)) return undefined;
   const problem = clusterProblem(kube, r.stderr);
-  throw new ToolError(
-    problem ?? `kubectl get ${args.join(" ")} failed: ${r.stderr.trim().split("\n")[0]}`,
-  );
+  throw new ToolError(problem ?? `kubectl get ${args.join(" ")} failed: ${r.stderr.trim().split("\n")[0]}`);
 }

@@ -61,9 +61,7 @@ export async function main(argv: string[]): Promise<number> {
     "--overwrite",
   ]);
   if (!r.ok)
-    throw new ToolError(
-      clusterProblem(kube, r.stderr) ?? `kubectl annotate failed: ${r.stderr.trim()}`,
-    );
+    throw new ToolError(clusterProblem(kube, r.stderr) ?? `kubectl annotate failed: ${r.stderr.trim()}`);
   process.stdout.write(
     `retry requested: ${args.namespace}/${args.name} ${RECONCILE_ANNOTATION}=${stamp}\n` +
       `the operator records it in status.observedReconcileRequest when it picks it up: npm run stack -- status ${args.name} -n ${args.namespace}\n`,
