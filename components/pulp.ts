@@ -209,6 +209,25 @@ export class Pulp extends pulumi.ComponentResource {
       pulpcoreVersion: config.pulpcoreVersion,
     };
 
+    // A backup that comes in over http is unpacked into a DataVolume's PVC first: before anything stops,
+    // so that a failed import (a wrong URL, no room) leaves a live install serving.
+    const restoreImport =
+      restorePlan.kind === "restore" && restorePlan.import
+        ? new DataVolumeImports(
+            `${name}-restore-import`,
+            {
+              namespace,
+              namespaceName: config.namespace,
+              kube: args.cluster,
+              identity,
+              imports: [restorePlan.import],
+              protect: false,
+              role: "backup",
+            },
+            child,
+          )
+        : undefined;
+
     // When a migration needs every older process gone, they stop and their heartbeats expire before `migrate`;
     // a restore over the live install stops them so that nothing writes while its data is replaced.
     const overwrite =
@@ -244,26 +263,8 @@ export class Pulp extends pulumi.ComponentResource {
             Math.max(...PULP_PROCESSES.map((p) => config[p].terminationGracePeriodSeconds)) + 60,
           kube: args.cluster,
         },
-        child,
+        { ...child, dependsOn: restoreImport?.imported ?? [] },
       );
-
-    // A backup that comes in over http is unpacked into a DataVolume's PVC first.
-    const restoreImport =
-      restorePlan.kind === "restore" && restorePlan.import
-        ? new DataVolumeImports(
-            `${name}-restore-import`,
-            {
-              namespace,
-              namespaceName: config.namespace,
-              kube: args.cluster,
-              identity,
-              imports: [restorePlan.import],
-              protect: false,
-              role: "backup",
-            },
-            child,
-          )
-        : undefined;
 
     // Into the new install's empty database and volume, before the first migration brings it up to date.
     const restore =

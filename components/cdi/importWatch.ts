@@ -188,6 +188,11 @@ export function importVerdict(
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
+/** How long the DataVolume may be missing before the watch says so (a GET right after create can miss it). */
+const ABSENT_GRACE_MS = 30_000;
+/** How long a failed import's deletion (the DataVolume, its PVCs and importer pod) is awaited. */
+const DELETE_WAIT_MS = 120_000;
+
 export const importWatchProvider: pulumi.dynamic.ResourceProvider = {
   // In preview, before the DataVolume exists: the real quotas and storage classes.
   async check(_olds: ImportWatchInputs, news: ImportWatchInputs) {
@@ -218,11 +223,17 @@ export const importWatchProvider: pulumi.dynamic.ResourceProvider = {
       o.metadata.name === inputs.name ||
       o.metadata.name.startsWith(`${inputs.name}-scratch`) ||
       o.metadata.name.startsWith(`importer-${inputs.name}`);
+    const dvPath = `/apis/cdi.kubevirt.io/v1beta1/namespaces/${inputs.namespace}/datavolumes/${inputs.name}`;
+    const where = `DataVolume ${inputs.namespace}/${inputs.name}`;
+    const again = "`pulumi up --refresh` creates it again";
+    let absentSince: number | undefined;
     for (;;) {
-      const dataVolume = await api.request(
-        "GET",
-        `/apis/cdi.kubevirt.io/v1beta1/namespaces/${inputs.namespace}/datavolumes/${inputs.name}`,
-      );
+      const dataVolume = await api.request("GET", dvPath);
+      // Created before this watch: gone means deleted, by a failed import's watch or by hand.
+      absentSince = dataVolume ? undefined : (absentSince ?? Date.now());
+      if (absentSince !== undefined && Date.now() - absentSince > ABSENT_GRACE_MS) {
+        throw new Error(`${where} does not exist (a failed import deletes its DataVolume): ${again}`);
+      }
       const pvcs = ((await api.request("GET", `${ns}/persistentvolumeclaims`))?.items ?? []).filter(mine);
       const pods = ((await api.request("GET", `${ns}/pods`))?.items ?? []).filter((p) =>
         p.metadata.name.startsWith(`importer-${inputs.name}`),
@@ -233,7 +244,33 @@ export const importWatchProvider: pulumi.dynamic.ResourceProvider = {
       });
       const verdict = importVerdict(inputs, { dataVolume, pvcs, pods, events });
       if (verdict.state === "done") return { id: `${inputs.namespace}/${inputs.name}`, outs: inputs };
-      if (verdict.state === "failed") throw new Error(verdict.message);
+      if (verdict.state === "failed") {
+        // A failed import holds no data. Deleted, with its PVCs and importer pod, the next update can make
+        // it again, with the same name, from a corrected URL or config. Background: in the foreground, the
+        // garbage collector was seen leaving the crashed importer pod, and so everything, for minutes.
+        await api.request("DELETE", dvPath, {
+          apiVersion: "v1",
+          kind: "DeleteOptions",
+          propagationPolicy: "Background",
+        });
+        const gone = Date.now() + DELETE_WAIT_MS;
+        const left = async () => [
+          ...((await api.request("GET", dvPath)) ? [`DataVolume ${inputs.name}`] : []),
+          ...((await api.request("GET", `${ns}/persistentvolumeclaims`))?.items ?? [])
+            .filter(mine)
+            .map((p) => `PVC ${p.metadata.name}`),
+        ];
+        let remaining = await left();
+        while (remaining.length > 0 && Date.now() < gone) {
+          await sleep(2000);
+          remaining = await left();
+        }
+        const deleted =
+          remaining.length === 0
+            ? `The failed ${where} was deleted: fix the cause, then ${again}.`
+            : `The failed ${where} is being deleted (${remaining.join(", ")} still there after ${DELETE_WAIT_MS / 1000} s): once they are gone, fix the cause, then ${again}.`;
+        throw new Error(`${verdict.message}\n${deleted}`);
+      }
       if (Date.now() > deadline) {
         throw new Error(
           `DataVolume ${inputs.namespace}/${inputs.name} did not finish importing within ${inputs.timeoutSeconds} s (${verdict.detail})`,

@@ -194,7 +194,10 @@ export function kubeApi(target: KubeTarget, { timeoutMs = 30_000 } = {}): KubeAp
           headers: {
             ...conn.headers,
             Accept: "application/json",
-            ...(payload === undefined ? {} : { "Content-Type": contentType }),
+            // With its length: Node sends a DELETE's body unframed otherwise, which the server cannot parse.
+            ...(payload === undefined
+              ? {}
+              : { "Content-Type": contentType, "Content-Length": Buffer.byteLength(payload) }),
           },
         },
         (res) => {

@@ -167,7 +167,8 @@ export class StopTheWorld extends pulumi.ComponentResource {
   constructor(name: string, args: StopTheWorldArgs, opts?: pulumi.ComponentResourceOptions) {
     super(TYPES.stopTheWorld, name, {}, opts);
     const what = args.restoring ? `restore-${args.restoring}` : `${args.from}-to-${args.to}`;
-    this.step = new StopTheWorldStep(`${name}-${what}`, args, { parent: this });
+    // What the component waits for (a restore's import), its step waits for.
+    this.step = new StopTheWorldStep(`${name}-${what}`, args, { parent: this, dependsOn: opts?.dependsOn });
     this.registerOutputs({});
   }
 }

@@ -180,6 +180,12 @@ test("a backup over http comes in through a CDI DataVolume of its own, which the
   ).toEqual({ claimName: name, readOnly: true });
   expect(run.dependenciesOf(job).has(dv.urn)).toBe(true);
 
+  // Over a live install, nothing stops before the import is in: a wrong URL leaves Pulp serving.
+  const over = await render({ ...RESTORE, restore: { backup: ID, http, overwrite: ID } }, KEYS, false, live);
+  const [watch] = over.resources.filter((r) => r.name.endsWith(`${name}-import`));
+  const [step] = over.ofType(TYPES.stopTheWorldStep);
+  expect(over.dependenciesOf(step).has(watch.urn)).toBe(true);
+
   expect(problemsOf({ ...RESTORE, restore: { backup: ID, http, claim: "pulp-backups" } })).toContain(
     "pulp:restore.claim: and pulp:restore.http both say where the backup is: the http import makes a volume of its own",
   );
