@@ -336,6 +336,7 @@ export class Pulp extends pulumi.ComponentResource {
             backup: config.backup,
             config,
             pulpImage: config.image,
+            s3SecretAccessKey: supplied.backupS3SecretAccessKey,
             database: database.settings,
             databasePassword: database.password,
             artifacts: storage.claim ? storage.volume : undefined,

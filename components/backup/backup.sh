@@ -14,7 +14,8 @@
 #
 # Env: BACKUP_ROOT, KEEP (backups kept, this one included), MEDIA_ROOT (empty: artifacts live in object
 # storage), KEYS_DIR (the key Secrets as files), CONFIG_FILE, VERSIONS_FILE (written by the init
-# container), INSTANCE, NAMESPACE, STORAGE; PG* for libpq.
+# container), INSTANCE, NAMESPACE, STORAGE, RESULT_FILE (optional: the result line again, for upload.py);
+# PG* for libpq.
 set -euo pipefail
 # Owner and group only: the group is the pod's fsGroup (Pulp's gid), which whatever restores runs in.
 umask 027
@@ -116,6 +117,9 @@ find "$root" -mindepth 1 -maxdepth 1 -name '.partial-*' ! -name ".partial-$id" -
 find "$root" -mindepth 1 -maxdepth 1 -name '[0-9]*T*Z' -printf '%f\n' | LC_ALL=C sort -r | tail -n +"$((keep + 1))" \
   | while read -r old; do rm -rf "${root:?}/$old" && log "retention: removed $old"; done
 
-printf '{"id": "%s", "seconds": %d, "databaseBytes": %s, "artifactFiles": %s, "artifactBytes": %s}\n' \
-  "$id" "$((SECONDS - t0))" "$(stat -c %s "$final/database.dump")" "$files" "$bytes" >/dev/termination-log
-cat /dev/termination-log
+result=$(printf '{"id": "%s", "seconds": %d, "databaseBytes": %s, "artifactFiles": %s, "artifactBytes": %s}' \
+  "$id" "$((SECONDS - t0))" "$(stat -c %s "$final/database.dump")" "$files" "$bytes")
+echo "$result" >/dev/termination-log
+# For the container that puts it into object storage, when there is one.
+[[ -z ${RESULT_FILE:-} ]] || echo "$result" >"$RESULT_FILE"
+echo "$result"

@@ -17,9 +17,13 @@ import { PodDefaults, restricted } from "../workload/podSecurity";
 
 /** The script the Job runs (shellchecked in the repository, shipped in a ConfigMap). */
 export const BACKUP_SCRIPT = fs.readFileSync(path.join(__dirname, "backup.sh"), "utf8");
+/** Puts each backup into object storage too, when backup.s3 is set (run with Pulp's interpreter). */
+export const UPLOAD_SCRIPT = fs.readFileSync(path.join(__dirname, "upload.py"), "utf8");
 
 /** Where the backup volume is mounted: `<BACKUP_ROOT>/<id>/` is one backup. */
 export const BACKUP_ROOT = "/backups";
+/** backup.sh's result line, for the upload container (in the pod's shared work volume). */
+const RESULT_FILE = "/run/backup/result.json";
 
 /** The key Secrets as the backup stores them, file by file (`keys/<file>` in a backup). */
 export const KEY_FILES = {
@@ -34,8 +38,9 @@ export const KEY_FILES = {
  * The installed Pulp distributions and versions as JSON, run by the interpreter Pulp itself runs with
  * (pulpcore-manager's shebang), so the manifest says what the image really carries.
  */
+const PULP_PYTHON = 'py=$(sed -n "1s/^#!//p" /usr/local/bin/pulpcore-manager)';
 const VERSIONS_SCRIPT = [
-  'py=$(sed -n "1s/^#!//p" /usr/local/bin/pulpcore-manager)',
+  PULP_PYTHON,
   "exec $py -c 'import importlib.metadata as m, json, sys",
   'names = {(d.metadata["Name"] or "").lower().replace("_", "-"): d.version for d in m.distributions()}',
   'json.dump({n: v for n, v in sorted(names.items()) if n.startswith("pulp")}, sys.stdout)\' >/run/backup/versions.json',
@@ -103,6 +108,8 @@ export interface BackupArgs extends InstallData {
   config: ParsedConfig;
   /** The Pulp image: its init container reads the installed versions for the manifest. */
   pulpImage: string;
+  /** pulp:backupS3SecretAccessKey, when backup.s3 is set. */
+  s3SecretAccessKey?: pulumi.Input<string>;
   /** A backup must not start before the first migration: there would be no schema to dump. */
   after: pulumi.Resource[];
 }
@@ -148,7 +155,11 @@ export class Backup extends pulumi.ComponentResource {
       name,
       {
         metadata: meta(this.cronJobName),
-        data: { "backup.sh": BACKUP_SCRIPT, "config.json": JSON.stringify(args.config, null, 2) },
+        data: {
+          "backup.sh": BACKUP_SCRIPT,
+          "config.json": JSON.stringify(args.config, null, 2),
+          ...(backup.s3 ? { "upload.py": UPLOAD_SCRIPT } : {}),
+        },
       },
       { parent: this },
     );
@@ -168,42 +179,43 @@ export class Backup extends pulumi.ComponentResource {
       { name: "VERSIONS_FILE", value: "/run/backup/versions.json" },
       { name: "INSTANCE", value: identity.instance },
       { name: "NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
+      ...(backup.s3 ? [{ name: "RESULT_FILE", value: RESULT_FILE }] : []),
       ...libpqEnv(db, args.databasePassword),
     ];
+    const upload = backup.s3 && this.uploadContainer(name, args, backup.s3, meta);
     const podLabels = runningLabels(identity, "backup");
+    const backupContainer: k8s.types.input.core.v1.Container = {
+      name: "backup",
+      image,
+      command: ["/bin/bash", "/opt/backup/backup.sh"],
+      env,
+      // The kubelet keeps the log's tail in the failed container's status: `npm run backup` prints it.
+      terminationMessagePolicy: "FallbackToLogsOnError",
+      volumeMounts: [
+        { name: "backups", mountPath: BACKUP_ROOT },
+        { name: "script", mountPath: "/opt/backup", readOnly: true },
+        { name: "keys", mountPath: "/run/keys", readOnly: true },
+        { name: "work", mountPath: "/run/backup" },
+        { name: "tmp", mountPath: "/tmp" },
+        // Read-only: a backup never writes Pulp's data.
+        ...(args.artifacts ? [{ name: "artifacts", mountPath: PULP_DATA_DIR, readOnly: true }] : []),
+      ],
+      resources: backup.resources,
+    };
+    const versions: k8s.types.input.core.v1.Container = {
+      name: "versions",
+      image: args.pulpImage,
+      command: ["/bin/sh", "-c", VERSIONS_SCRIPT],
+      volumeMounts: [{ name: "work", mountPath: "/run/backup" }],
+      resources: { requests: { cpu: "10m", memory: "64Mi" }, limits: { memory: "256Mi" } },
+    };
     const podSpec = restricted({
       ...args.podDefaults,
       restartPolicy: "Never",
       enableServiceLinks: false,
-      initContainers: [
-        {
-          name: "versions",
-          image: args.pulpImage,
-          command: ["/bin/sh", "-c", VERSIONS_SCRIPT],
-          volumeMounts: [{ name: "work", mountPath: "/run/backup" }],
-          resources: { requests: { cpu: "10m", memory: "64Mi" }, limits: { memory: "256Mi" } },
-        },
-      ],
-      containers: [
-        {
-          name: "backup",
-          image,
-          command: ["/bin/bash", "/opt/backup/backup.sh"],
-          env,
-          // The kubelet keeps the log's tail in the failed container's status: `npm run backup` prints it.
-          terminationMessagePolicy: "FallbackToLogsOnError",
-          volumeMounts: [
-            { name: "backups", mountPath: BACKUP_ROOT },
-            { name: "script", mountPath: "/opt/backup", readOnly: true },
-            { name: "keys", mountPath: "/run/keys", readOnly: true },
-            { name: "work", mountPath: "/run/backup" },
-            { name: "tmp", mountPath: "/tmp" },
-            // Read-only: a backup never writes Pulp's data.
-            ...(args.artifacts ? [{ name: "artifacts", mountPath: PULP_DATA_DIR, readOnly: true }] : []),
-          ],
-          resources: backup.resources,
-        },
-      ],
+      // With object storage, the upload runs once the backup is complete in the volume.
+      initContainers: upload ? [versions, backupContainer] : [versions],
+      containers: upload ? [upload.container] : [backupContainer],
       volumes: [
         { name: "backups", persistentVolumeClaim: { claimName: this.claimName } },
         { name: "script", configMap: { name: this.cronJobName, defaultMode: 0o444 } },
@@ -236,8 +248,59 @@ export class Backup extends pulumi.ComponentResource {
           },
         },
       },
-      { parent: this, dependsOn: [claim, script, ...args.after] },
+      { parent: this, dependsOn: [claim, script, ...(upload ? [upload.secret] : []), ...args.after] },
     );
     this.registerOutputs({ cronJobName: this.cronJobName, claimName: this.claimName });
+  }
+
+  /** The container that puts each backup into object storage (upload.py), and its credentials' Secret. */
+  private uploadContainer(
+    name: string,
+    args: BackupArgs,
+    s3: NonNullable<ParsedConfig["backup"]["s3"]>,
+    meta: (objectName: string) => {
+      name: string;
+      namespace: pulumi.Input<string>;
+      labels: Record<string, string>;
+    },
+  ): { container: k8s.types.input.core.v1.Container; secret: k8s.core.v1.Secret } {
+    const secret = new k8s.core.v1.Secret(
+      `${name}-s3`,
+      {
+        metadata: meta(fixedName(args.identity, "backup-s3")),
+        type: "Opaque",
+        stringData: { secret_access_key: pulumi.secret(args.s3SecretAccessKey ?? "") },
+      },
+      { parent: this },
+    );
+    const container: k8s.types.input.core.v1.Container = {
+      name: "upload",
+      image: args.pulpImage,
+      command: ["/bin/sh", "-c", `${PULP_PYTHON}\nexec $py /opt/backup/upload.py`],
+      env: [
+        { name: "BACKUP_ROOT", value: BACKUP_ROOT },
+        { name: "RESULT_FILE", value: RESULT_FILE },
+        { name: "KEEP", value: String(args.backup.keep) },
+        { name: "S3_BUCKET", value: s3.bucket },
+        { name: "S3_PREFIX", value: s3.prefix ?? `${args.config.namespace}/${args.identity.instance}/` },
+        { name: "S3_ENDPOINT_URL", value: s3.endpointUrl ?? "" },
+        { name: "S3_REGION", value: s3.region ?? "" },
+        { name: "AWS_ACCESS_KEY_ID", value: s3.accessKeyId },
+        {
+          name: "AWS_SECRET_ACCESS_KEY",
+          valueFrom: { secretKeyRef: { name: secret.metadata.name, key: "secret_access_key" } },
+        },
+      ],
+      terminationMessagePolicy: "FallbackToLogsOnError",
+      volumeMounts: [
+        { name: "backups", mountPath: BACKUP_ROOT, readOnly: true },
+        { name: "script", mountPath: "/opt/backup", readOnly: true },
+        { name: "work", mountPath: "/run/backup", readOnly: true },
+        { name: "tmp", mountPath: "/tmp" },
+      ],
+      // Two parts of the multipart upload in memory at a time (upload.py sizes them).
+      resources: { requests: { cpu: "50m", memory: "128Mi" }, limits: { memory: "1Gi" } },
+    };
+    return { container, secret };
   }
 }

@@ -11,6 +11,7 @@ export const SECRET_NAMES = [
   "dbFieldsEncryptionKey",
   "databasePassword",
   "s3SecretAccessKey",
+  "backupS3SecretAccessKey",
 ] as const;
 export type SecretName = (typeof SECRET_NAMES)[number];
 
@@ -28,6 +29,7 @@ const SECRET_RULES: Record<SecretName, (value: string) => string | undefined> = 
   dbFieldsEncryptionKey: fernetKeyProblem,
   databasePassword: nonEmptySecretProblem,
   s3SecretAccessKey: nonEmptySecretProblem,
+  backupS3SecretAccessKey: nonEmptySecretProblem,
 };
 
 /**
@@ -135,6 +137,20 @@ export function checkRules(
       ["storage", "s3"],
       "object storage needs the secret key pulp:s3SecretAccessKey",
       "pulumi config set --secret pulp:s3SecretAccessKey",
+    );
+  }
+  if (config.backup.s3 && !suppliedSecrets.has("backupS3SecretAccessKey")) {
+    add(
+      ["backup", "s3"],
+      "backups in object storage need the secret key pulp:backupS3SecretAccessKey",
+      "pulumi config set --secret pulp:backupS3SecretAccessKey",
+    );
+  }
+  if (config.backup.s3 && !config.backup.enabled) {
+    add(
+      ["backup", "s3"],
+      "says where backups go, but pulp:backup.enabled is not true: nothing takes them",
+      setCommand("pulp:backup.enabled", true),
     );
   }
   if (pvc && !s3 && pvc.accessMode === "ReadWriteOnce") {

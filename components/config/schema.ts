@@ -357,6 +357,26 @@ const backupSchema = z
     volume: z
       .strictObject({ size: size.default("100Gi"), storageClass: formatted(dnsSubdomainProblem).optional() })
       .prefault({}),
+    /**
+     * Object storage (S3 API) the backups are kept in as well: after each backup, the archive `npm run
+     * backup -- export` writes goes to `s3://<bucket>/<prefix><id>.tar`, and only the newest `keep`
+     * archives under the prefix stay. The secret key is `pulp:backupS3SecretAccessKey`.
+     */
+    s3: z
+      .strictObject({
+        bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, {
+          error: "must be an S3 bucket name: 3 to 63 lowercase letters, digits, dots and hyphens",
+        }),
+        /** Default: `<namespace>/<instance>/`. */
+        prefix: z
+          .string()
+          .regex(/^([^/\s]+\/)*$/, { error: 'must be empty or end with "/", such as "pulp/prod/"' })
+          .optional(),
+        endpointUrl: z.url({ error: 'must be a URL such as "https://s3.example.com"' }).optional(),
+        region: z.string().min(1).optional(),
+        accessKeyId: z.string().min(1),
+      })
+      .optional(),
     resources: resourcesSchema.default({
       requests: { cpu: "100m", memory: "256Mi" },
       limits: { memory: "1Gi" },

@@ -6,22 +6,26 @@ import { readBackupCronJob } from "./cronJob";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The message the backup container left (backup.sh writes its result or its failure there). */
+/**
+ * The message the last container to end left: backup.sh's result or failure, or with object storage,
+ * upload.py's (the result with the archive's place, or why it is not there).
+ */
 function containerMessage(kube: Kube, namespace: string, job: string): string {
   const pods = getJson(kube, ["pods", "-n", namespace, "-l", `job-name=${job}`]);
+  let last = "";
   for (const pod of pods?.items ?? []) {
     for (const status of [
       ...(pod.status?.initContainerStatuses ?? []),
       ...(pod.status?.containerStatuses ?? []),
     ]) {
       const terminated = status.state?.terminated;
-      if (terminated?.message) return terminated.message.trim();
+      if (terminated?.message) last = terminated.message.trim();
       const waiting = status.state?.waiting;
       if (waiting?.reason && waiting.reason !== "PodInitializing")
         return `${status.name}: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ""}`;
     }
   }
-  return "";
+  return last;
 }
 
 /** Creates a Job from the CronJob and waits for it; returns the backup's result line (JSON). */

@@ -21,7 +21,10 @@ export interface ExportResult {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function readerPod(cronJob: any, name: string, claim?: string): Record<string, unknown> {
   const template = cronJob.spec.jobTemplate.spec.template.spec;
-  const backup = template.containers.find((c: { name: string }) => c.name === "backup");
+  // With object storage the backup container is an init container (the upload runs after it).
+  const backup = [...(template.initContainers ?? []), ...template.containers].find(
+    (c: { name: string }) => c.name === "backup",
+  );
   const volume = template.volumes.find((v: { name: string }) => v.name === "backups");
   return {
     apiVersion: "v1",

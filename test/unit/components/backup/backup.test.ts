@@ -121,3 +121,55 @@ test("backups need a PostgreSQL image: without one the error names the key and a
     expect.stringMatching(/^pulp:backup\.schedule: must be a cron schedule/),
   ]);
 });
+
+const S3 = { bucket: "pulp-backups", endpointUrl: "https://s3.example.com", accessKeyId: "AKIAEXAMPLE" };
+
+test("with backup.s3 the backup runs first, then the Pulp image puts it into the bucket with its own Secret", async () => {
+  const secret = "backup-s3-Secret-5e1";
+  const run = await render(
+    { ...ON_DEMAND, backup: { enabled: true, s3: S3 } },
+    { backupS3SecretAccessKey: secret },
+  );
+  const cronJob = run.k8s("CronJob", "pulp-backup");
+  const pod = podOf(cronJob);
+  expect(pod.initContainers.map((c: any) => c.name)).toEqual(["versions", "backup"]);
+  expect(envOf(pod.initContainers[1]).RESULT_FILE).toBe("/run/backup/result.json");
+  const [upload] = pod.containers;
+  expect([upload.name, upload.image]).toEqual([
+    "upload",
+    MINIMAL.image ?? "quay.io/pulp/pulp-minimal:3.123.1",
+  ]);
+  expect(envOf(upload)).toMatchObject({
+    S3_BUCKET: "pulp-backups",
+    S3_PREFIX: "pulp/pulp/",
+    S3_ENDPOINT_URL: "https://s3.example.com",
+    AWS_ACCESS_KEY_ID: "AKIAEXAMPLE",
+    AWS_SECRET_ACCESS_KEY: { secretKeyRef: { name: "pulp-backup-s3", key: "secret_access_key" } },
+    KEEP: "7",
+  });
+  // It reads the backups volume, never writes it.
+  expect(upload.volumeMounts.find((m: any) => m.name === "backups").readOnly).toBe(true);
+  expect(run.k8s("Secret", "pulp-backup-s3").inputs.stringData.secret_access_key).toBe(secret);
+  expect(run.k8s("ConfigMap", "pulp-backup").inputs.data["config.json"]).not.toContain(secret);
+  expect(run.k8s("ConfigMap", "pulp-backup").inputs.data["upload.py"]).toContain("upload_fileobj");
+  expect(restrictedViolations(pod)).toEqual([]);
+  // Without backup.s3 the pod is as before: no upload container, no Secret.
+  const plain = podOf((await render(ON_DEMAND)).k8s("CronJob", "pulp-backup"));
+  expect(plain.containers.map((c: any) => c.name)).toEqual(["backup"]);
+});
+
+test("backup.s3 needs its secret key and backups on; a bad bucket or prefix names the key and the form", () => {
+  const withImage = (s3: object, enabled = true) => ({ backup: { enabled, image: PG_IMAGE, s3 } });
+  expect(problemsOf(withImage(S3))).toEqual([
+    "pulp:backup.s3: backups in object storage need the secret key pulp:backupS3SecretAccessKey",
+  ]);
+  expect(problemsOf(withImage({ ...S3, bucket: "Pulp_Backups" }))).toContainEqual(
+    expect.stringMatching(/^pulp:backup\.s3\.bucket: must be an S3 bucket name/),
+  );
+  expect(problemsOf(withImage({ ...S3, prefix: "pulp/prod" }))).toContainEqual(
+    expect.stringMatching(/^pulp:backup\.s3\.prefix: must be empty or end with "\/"/),
+  );
+  expect(problemsOf(withImage(S3, false))).toContainEqual(
+    expect.stringMatching(/^pulp:backup\.s3: says where backups go, but pulp:backup\.enabled is not true/),
+  );
+});

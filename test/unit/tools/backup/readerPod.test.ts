@@ -29,3 +29,20 @@ test("the reader pod runs the backup image as the backup does, with the volume r
   ]);
   expect(pod.metadata.namespace).toBe("pulp");
 });
+
+test("with backups also in object storage (the backup an init container), the reader still runs the backup image", async () => {
+  const run = await render(
+    {
+      ...MINIMAL,
+      backup: {
+        enabled: true,
+        image: "ghcr.io/cloudnative-pg/postgresql:16.4",
+        s3: { bucket: "pulp-backups", accessKeyId: "AKIAEXAMPLE" },
+      },
+    },
+    { backupS3SecretAccessKey: "s3-secret" },
+  );
+  const pod = readerPod(run.k8s("CronJob", "pulp-backup").inputs, "pulp-backup-reader-2") as any;
+  expect(pod.spec.containers[0].image).toBe("ghcr.io/cloudnative-pg/postgresql:16.4");
+  expect(restrictedViolations(pod.spec)).toEqual([]);
+});

@@ -1,0 +1,134 @@
+"""Puts the backup backup.sh just took into object storage (S3 API), and keeps the newest KEEP there.
+
+Run by the backup pod's last container, in the Pulp image with the interpreter Pulp runs with: boto3 is
+Pulp's own S3 dependency. Writes, under S3_PREFIX in S3_BUCKET:
+  <id>.tar   the archive `npm run backup -- export` writes (manifest.json first, members readable by all),
+             which a restore reads from an http(s) URL (a presigned one) through a CDI DataVolume
+  <id>.json  the backup's manifest with the archive's size and sha256: what is there, without reading it
+The archive is streamed (tar into a multipart upload); nothing is staged.
+
+Env: BACKUP_ROOT, RESULT_FILE (backup.sh's result line), KEEP, S3_BUCKET, S3_PREFIX, S3_ENDPOINT_URL and
+S3_REGION (may be empty), AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY.
+"""
+
+import hashlib
+import json
+import os
+import re
+import sys
+import tarfile
+import threading
+
+import boto3
+from boto3.s3.transfer import TransferConfig
+
+ID = re.compile(r"^\d{8}T\d{6}Z$")
+MAX_PARTS = 10_000  # S3's limit on the parts of one multipart upload
+
+
+def fail(message: str) -> None:
+    print(f"upload: FAILED: {message}", flush=True)
+    with open("/dev/termination-log", "w") as log:
+        log.write(f"backup upload failed: {message}\n")
+    sys.exit(1)
+
+
+def readable(info: tarfile.TarInfo) -> tarfile.TarInfo:
+    # As export's `tar --mode=a+rX`: CDI's importer unpacks as its own uid, keeping the modes.
+    info.mode |= 0o444 | (0o111 if info.isdir() or info.mode & 0o111 else 0)
+    return info
+
+
+class Hashing:
+    """The read end of the tar stream, counted and hashed as boto3 reads it."""
+
+    def __init__(self, raw):
+        self.raw, self.sha256, self.bytes = raw, hashlib.sha256(), 0
+
+    def read(self, n: int = -1) -> bytes:
+        chunk = self.raw.read(n)
+        self.sha256.update(chunk)
+        self.bytes += len(chunk)
+        return chunk
+
+
+def main() -> None:
+    root, bucket, prefix = os.environ["BACKUP_ROOT"], os.environ["S3_BUCKET"], os.environ["S3_PREFIX"]
+    keep = int(os.environ["KEEP"])
+    with open(os.environ["RESULT_FILE"]) as f:
+        result = json.load(f)
+    backup_id = result["id"]
+    where = f"s3://{bucket}/{prefix}{backup_id}.tar"
+    with open(f"{root}/{backup_id}/manifest.json") as f:
+        manifest = json.load(f)
+    s3 = boto3.client(
+        "s3",
+        endpoint_url=os.environ.get("S3_ENDPOINT_URL") or None,
+        region_name=os.environ.get("S3_REGION") or None,
+    )
+
+    members = ["manifest.json", "keys", "config.json", "database.dump", "artifacts.list"]
+    if os.path.isdir(f"{root}/{backup_id}/media"):
+        members += ["media.list", "media"]
+    read_end, write_end = os.pipe()
+    written: list[BaseException] = []
+
+    def write_tar() -> None:
+        try:
+            with os.fdopen(write_end, "wb") as out, tarfile.open(fileobj=out, mode="w|") as tar:
+                for member in members:
+                    tar.add(f"{root}/{backup_id}/{member}", arcname=f"{backup_id}/{member}", filter=readable)
+        except BaseException as e:  # reported after the upload, which then has a short stream
+            written.append(e)
+
+    writer = threading.Thread(target=write_tar, daemon=True)
+    writer.start()
+    # Parts big enough for the whole backup within S3's part limit, two in memory at a time.
+    size = result.get("databaseBytes", 0) + result.get("artifactBytes", 0)
+    part = max(16 * 2**20, -(-int(size * 1.05) // (MAX_PARTS - 100)))
+    body = Hashing(os.fdopen(read_end, "rb"))
+    try:
+        s3.upload_fileobj(
+            body,
+            bucket,
+            f"{prefix}{backup_id}.tar",
+            Config=TransferConfig(multipart_chunksize=part, max_concurrency=2),
+        )
+    except Exception as e:
+        fail(f"{where}: {e}")
+    writer.join()
+    if written:
+        s3.delete_object(Bucket=bucket, Key=f"{prefix}{backup_id}.tar")
+        fail(f"{where}: writing the archive failed: {written[0]}")
+    archive = {"key": f"{prefix}{backup_id}.tar", "bytes": body.bytes, "sha256": body.sha256.hexdigest()}
+    s3.put_object(
+        Bucket=bucket,
+        Key=f"{prefix}{backup_id}.json",
+        Body=json.dumps({**manifest, "archive": archive}, indent=2).encode(),
+        ContentType="application/json",
+    )
+    print(f"upload: {where}: {body.bytes} bytes, sha256 {archive['sha256']}", flush=True)
+
+    # Retention: the newest KEEP backups under the prefix (archive and manifest) stay.
+    ids: set[str] = set()
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+        for obj in page.get("Contents", []):
+            name = obj["Key"][len(prefix) :]
+            stem, _, ext = name.rpartition(".")
+            if ext in ("tar", "json") and ID.match(stem):
+                ids.add(stem)
+    for old in sorted(ids, reverse=True)[keep:]:
+        s3.delete_objects(
+            Bucket=bucket,
+            Delete={"Objects": [{"Key": f"{prefix}{old}.tar"}, {"Key": f"{prefix}{old}.json"}]},
+        )
+        print(f"upload: retention: removed s3://{bucket}/{prefix}{old}", flush=True)
+
+    line = json.dumps({**result, "s3": {"url": where, "bytes": body.bytes, "sha256": archive["sha256"]}})
+    with open("/dev/termination-log", "w") as log:
+        log.write(line + "\n")
+    print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()
