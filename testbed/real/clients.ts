@@ -1,9 +1,10 @@
 // Real clients against a real Pulp on the real node: a `kubectl port-forward` to pulp-web (how a user
 // reaches a local cluster from the host), pulp-cli and skopeo from testbed/clients, and plain HTTP.
-import { execFileSync, spawnSync } from "child_process";
+import { execFileSync, spawn, spawnSync } from "child_process";
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as http from "http";
+import * as os from "os";
 import * as path from "path";
 import { kubectlUntil } from "../harness";
 import { REPO } from "../local/environment";
@@ -122,6 +123,112 @@ export function skopeoCopy(from: string, to: string, pulp: Pulp): { ok: boolean;
     { encoding: "utf8", timeout: 10 * 60 * 1000 },
   );
   return { ok: r.status === 0, output: `${r.stdout}${r.stderr}` };
+}
+
+/**
+ * Uploads files of `bytes` random bytes into the file repository `repository` with pulp-cli, one after
+ * another, until stopped: Pulp is always in or near an upload task. `stop` ends the loop after the upload
+ * in flight and resolves with how many completed; it rejects when one failed.
+ */
+export function uploadContinuously(
+  pulp: Pulp,
+  repository: string,
+  bytes: number,
+): { stop: () => Promise<number> } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pulp-uploads-"));
+  const script = `
+    i=0
+    while [[ ! -e $DIR/stop ]]; do
+      head -c "$BYTES" /dev/urandom >"$DIR/file"
+      "$PULP" --base-url "$BASE_URL" --username admin --password "$PASSWORD" file content upload \
+        --file "$DIR/file" --relative-path "upload-$i.bin" --repository "$REPOSITORY" >/dev/null || exit 1
+      i=$((i + 1))
+    done
+    echo "$i"`;
+  const child = spawn("bash", ["-euc", script], {
+    env: {
+      ...process.env,
+      HOME: dir,
+      DIR: dir,
+      BYTES: String(bytes),
+      PULP: path.join(CLIENTS_BIN, "pulp"),
+      BASE_URL: pulp.baseUrl,
+      PASSWORD: pulp.password,
+      REPOSITORY: repository,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (c) => (stdout += c));
+  child.stderr.on("data", (c) => (stderr += c));
+  const exited = new Promise<number>((resolve, reject) =>
+    child.on("exit", (code) =>
+      code === 0
+        ? resolve(Number(stdout.trim()))
+        : reject(new Error(`uploads stopped with ${code}:\n${stderr}`)),
+    ),
+  );
+  exited.catch(() => undefined); // an early failure is reported by stop(), not as an unhandled rejection
+  return {
+    stop: () => {
+      fs.writeFileSync(path.join(dir, "stop"), "");
+      return exited;
+    },
+  };
+}
+
+/**
+ * Pulls `image` (`host:port/name:tag`) from Pulp's registry with skopeo into an OCI layout and checks
+ * every layer against its digest; returns the manifest's layer digests. Throws when skopeo fails or a
+ * layer does not match.
+ */
+export function pullImage(image: string, pulp: Pulp): string[] {
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pulled-")), "oci");
+  const pulled = skopeoCopy(`docker://${image}`, `oci:${dir}`, pulp);
+  if (!pulled.ok) throw new Error(`skopeo copy docker://${image} failed:\n${pulled.output}`);
+  const blob = (digest: string) => fs.readFileSync(path.join(dir, "blobs", ...digest.split(":")));
+  const index = JSON.parse(fs.readFileSync(path.join(dir, "index.json"), "utf8"));
+  const manifest = JSON.parse(blob(index.manifests[0].digest).toString("utf8"));
+  return manifest.layers.map(({ digest }: { digest: string }) => {
+    const actual = `sha256:${sha256(blob(digest))}`;
+    if (actual !== digest) throw new Error(`${image}: layer ${digest} pulled as ${actual}`);
+    return digest;
+  });
+}
+
+/** One POST of a JSON body as the admin user; the answer, parsed when it is JSON. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Pulp's answers have many shapes
+export function postJson(pulp: Pulp, apiPath: string, body: object): Promise<{ status: number; json: any }> {
+  const payload = JSON.stringify(body);
+  const auth = Buffer.from(`admin:${pulp.password}`).toString("base64");
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${pulp.baseUrl}${apiPath}`,
+      {
+        method: "POST",
+        timeout: 30_000,
+        headers: { Authorization: `Basic ${auth}`, "Content-Type": "application/json" },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let json: unknown = text;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            // not JSON (an error page): kept as text for the assertion that shows it
+          }
+          resolve({ status: res.statusCode ?? 0, json });
+        });
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`POST ${apiPath}: no answer in 30 s`)));
+    req.on("error", reject);
+    req.end(payload);
+  });
 }
 
 /**

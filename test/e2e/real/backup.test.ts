@@ -7,9 +7,10 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { dropStack, freshStack, getJson, items, kubectl, mustPulumi } from "../../../testbed/harness";
-import { KUBECONFIG, REPO, toolchainBin } from "../../../testbed/local/environment";
+import { REPO } from "../../../testbed/local/environment";
 import { distributeFile, portForward, Pulp, pulpCli, sha256 } from "../../../testbed/real/clients";
 import { ensureCnpgOperator } from "../../../testbed/real/cnpg";
+import { backupTool, lastJsonLine, pulpShell } from "../../../testbed/real/operate";
 import { importImages, localImages } from "../../../testbed/real/stack";
 
 jest.setTimeout(20 * 60 * 1000);
@@ -29,47 +30,14 @@ let forward: { stop: () => void } | undefined;
 const uploaded: { name: string; sha256: string }[] = [];
 const backups: { id: string; artifactFiles: number; artifactBytes: number; databaseBytes: number }[] = [];
 
-/** `npm run backup -- <command>` as a person runs it; its exit status and what it printed. */
-function backupTool(...command: string[]): { ok: boolean; stdout: string; stderr: string; seconds: number } {
-  const started = Date.now();
-  const r = spawnSync(
-    "npx",
-    ["--no-install", "ts-node", "-T", "tools/backup/main.ts", ...command, "-n", NS],
-    {
-      cwd: REPO,
-      encoding: "utf8",
-      env: { ...process.env, KUBECONFIG, PULP_KUBECTL: path.join(toolchainBin(), "kubectl") },
-      timeout: 10 * 60 * 1000,
-    },
-  );
-  return { ok: r.status === 0, stdout: r.stdout, stderr: r.stderr, seconds: (Date.now() - started) / 1000 };
-}
-const backupNow = () => backupTool("now");
+const backupNow = () => backupTool(NS, "now");
 
 /** Runs bash in the inspector pod (the backups volume at /backups, read-only). */
 function inspect(script: string): string {
   return kubectl(["exec", "-n", NS, INSPECTOR, "--", "bash", "-ec", script]).trim();
 }
 
-/** Runs Python in the api pod's own Pulp. */
-function inApiPod(code: string): string {
-  const pod = items("pods", NS).find(
-    (p) => p.metadata.name.startsWith("pulp-api-") && p.status.phase === "Running",
-  );
-  return kubectl([
-    "exec",
-    "-n",
-    NS,
-    pod.metadata.name,
-    "-c",
-    "api",
-    "--",
-    "pulpcore-manager",
-    "shell",
-    "-c",
-    code,
-  ]).trim();
-}
+const inApiPod = (code: string) => pulpShell(NS, "pulp", code);
 
 function upload(name: string, bytes: number): void {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pulp-backup-")), `${name}.bin`);
@@ -138,7 +106,7 @@ test("an install with backups on: a suspended CronJob (on demand) and a volume o
 test("`npm run backup -- now` takes a backup and prints its id and sizes", () => {
   const run = backupNow();
   expect({ ok: run.ok, stderr: run.stderr }).toEqual({ ok: true, stderr: expect.any(String) });
-  const result = JSON.parse(run.stdout.trim().split("\n").pop()!);
+  const result = lastJsonLine(run);
   expect(result.id).toMatch(/^\d{8}T\d{6}Z$/);
   expect(result.artifactFiles).toBeGreaterThanOrEqual(1);
   backups.push(result);
@@ -241,7 +209,7 @@ test("the next backup copies only new artifacts and links the rest; retention ke
   upload("second", 200 * 1024);
   const second = backupNow();
   expect(second.ok).toBe(true);
-  backups.push(JSON.parse(second.stdout.trim().split("\n").pop()!));
+  backups.push(lastJsonLine(second));
   const [a, b] = backups.map((x) => x.id);
   const inode = (id: string, digest: string) =>
     inspect(`stat -c %i /backups/${id}/media/${artifactPath(digest)}`);
@@ -254,8 +222,8 @@ test("the next backup copies only new artifacts and links the rest; retention ke
   await new Promise((r) => setTimeout(r, 1100)); // ids are per second
   const third = backupNow();
   expect(third.ok).toBe(true);
-  const c = JSON.parse(third.stdout.trim().split("\n").pop()!).id;
-  backups.push(JSON.parse(third.stdout.trim().split("\n").pop()!));
+  const c = lastJsonLine(third).id;
+  backups.push(lastJsonLine(third));
   expect(inspect("ls /backups").split("\n")).toEqual([b, c]);
   // The first backup's files live on in the ones that share them.
   expect(inspect(`sha256sum /backups/${c}/media/${artifactPath(uploaded[0].sha256)} | cut -d' ' -f1`)).toBe(
@@ -265,7 +233,7 @@ test("the next backup copies only new artifacts and links the rest; retention ke
 
 test("`npm run backup -- list` shows the kept backups; `export` writes one as a tar, manifest first, that checks out", () => {
   const [, b, c] = backups.map((x) => x.id);
-  const listed = backupTool("list");
+  const listed = backupTool(NS, "list");
   expect(listed.ok).toBe(true);
   expect(
     listed.stdout
@@ -279,7 +247,7 @@ test("`npm run backup -- list` shows the kept backups; `export` writes one as a 
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pulp-export-"));
   const file = path.join(dir, "backup.tar");
-  const exported = backupTool("export", c, "-o", file);
+  const exported = backupTool(NS, "export", c, "-o", file);
   expect({ ok: exported.ok, stderr: exported.stderr }).toEqual({ ok: true, stderr: expect.any(String) });
   const result = JSON.parse(exported.stdout.trim());
   expect([result.bytes, result.sha256]).toEqual([fs.statSync(file).size, sha256(fs.readFileSync(file))]);
@@ -297,7 +265,7 @@ test("`npm run backup -- list` shows the kept backups; `export` writes one as a 
     manifest.keys.admin_password,
   );
   // A backup that is not there: the command says which ones are.
-  const missing = backupTool("export", "20000101T000000Z", "-o", path.join(dir, "none.tar"));
+  const missing = backupTool(NS, "export", "20000101T000000Z", "-o", path.join(dir, "none.tar"));
   expect(missing.ok).toBe(false);
   expect(missing.stderr).toContain(`no backup 20000101T000000Z in pulp-backups; there are: ${b} ${c}`);
   expect(fs.existsSync(path.join(dir, "none.tar"))).toBe(false);

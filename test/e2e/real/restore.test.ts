@@ -1,28 +1,43 @@
 // Real Pulp on the real node: a backup restored into a new install. The source install (stack A) gets a
-// file and a remote with a password, and is backed up with `npm run backup -- now`.
+// file, a container image and a remote with a password, and is backed up with `npm run backup -- now`.
 // A new stack (B, instance "restored", in the same namespace so it can mount A's backups volume) takes
 // the backup's keys with `npm run backup -- keys` and `pulp:restore`; its first `up` restores, migrates
-// and starts. Real clients then read everything back through B. Then a second backup of A, exported and
-// served over http, comes in through the real CDI and replaces B's live data with pulp:restore.overwrite.
+// and starts. Real clients (pulp-cli, skopeo, http) then read everything back through B. Then a second
+// backup of A, taken while uploads run, is exported and served over http, comes in through the real CDI
+// and replaces B's live data with pulp:restore.overwrite; Pulp's own repair check finds nothing missing.
 // Ordered: each test builds on the last.
-import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import {
   dropStack,
   freshStack,
+  getJson,
   items,
   kubectl,
   mustPulumi,
   pulumi,
+  waitUntil,
   writeStackConfig,
 } from "../../../testbed/harness";
-import { KUBECONFIG, pulumiEnv, REPO, toolchainBin } from "../../../testbed/local/environment";
-import { distributeFile, get, portForward, Pulp, pulpCli, sha256 } from "../../../testbed/real/clients";
-import { ensureCdi, serveFile } from "../../../testbed/real/cdi";
+import { REPO } from "../../../testbed/local/environment";
+import {
+  distributeFile,
+  get,
+  portForward,
+  postJson,
+  Pulp,
+  pulpCli,
+  pullImage,
+  sha256,
+  skopeoCopy,
+  uploadContinuously,
+} from "../../../testbed/real/clients";
+import { ensureCdi } from "../../../testbed/real/cdi";
 import { ensureCnpgOperator } from "../../../testbed/real/cnpg";
-import { importImages } from "../../../testbed/real/stack";
+import { backupTool, lastJsonLine, pulpShell } from "../../../testbed/real/operate";
+import { ObjectStorage, startObjectStorage } from "../../../testbed/real/s3";
+import { busyboxArchive, importImages } from "../../../testbed/real/stack";
 
 jest.setTimeout(20 * 60 * 1000);
 
@@ -44,12 +59,19 @@ const ONE_EACH = {
 const source: Pulp = { baseUrl: `http://127.0.0.1:${SOURCE_PORT}`, password: ADMIN_PASSWORD };
 const target: Pulp = { baseUrl: `http://127.0.0.1:${TARGET_PORT}`, password: ADMIN_PASSWORD };
 const forwards: { stop: () => void }[] = [];
+const BUCKET = "pulp-backups";
+let storage: ObjectStorage | undefined;
 const timings: Record<string, number> = {};
 const data = Buffer.concat([Buffer.from("restored pulp\n"), Buffer.alloc(200 * 1024, 3)]);
 let contentPath = "";
+/** The busybox image pushed to the source: its layer digests as pulled back from there. */
+const IMAGE = "test/busybox:1";
+let imageLayers: string[] = [];
 let backupId = "";
 /** The second backup (of the source with one more file), and what it and the target alone hold. */
 let otherId = "";
+/** Where the backup Job put the second backup in object storage, as `backup now` printed it. */
+let secondInBucket: { url: string; bytes: number; sha256: string } = { url: "", bytes: 0, sha256: "" };
 const later = { data: Buffer.from("in the second backup only\n"), contentPath: "" };
 const extra = { data: Buffer.from("uploaded to the restored install only\n"), contentPath: "" };
 
@@ -59,55 +81,43 @@ function distribute(pulp: Pulp, name: string, data: Buffer): string {
   return distributeFile(pulp, name, file, `${name}.bin`).contentPath;
 }
 
-/** `npm run backup -- <command>` as a person runs it, with the bed's kubectl and pulumi. */
-function backupTool(...command: string[]): { ok: boolean; stdout: string; stderr: string } {
-  const bin = toolchainBin();
-  const r = spawnSync(
-    "npx",
-    ["--no-install", "ts-node", "-T", "tools/backup/main.ts", ...command, "-n", NS],
-    {
-      cwd: REPO,
-      encoding: "utf8",
-      env: {
-        ...pulumiEnv(),
-        KUBECONFIG,
-        PULP_KUBECTL: path.join(bin, "kubectl"),
-        PULP_PULUMI: path.join(bin, "pulumi"),
-      },
-      timeout: 10 * 60 * 1000,
-    },
-  );
-  return { ok: r.status === 0, stdout: r.stdout, stderr: r.stderr };
-}
+const inTargetApi = (code: string) => pulpShell(NS, "restored", code);
 
-/** Python in the restored install's api pod. */
-function inTargetApi(code: string): string {
-  const pod = items("pods", NS).find(
-    (p) => p.metadata.name.startsWith("restored-api-") && p.status.phase === "Running",
-  );
-  return kubectl([
-    "exec",
-    "-n",
-    NS,
-    pod.metadata.name,
-    "-c",
-    "api",
-    "--",
-    "pulpcore-manager",
-    "shell",
-    "-c",
-    code,
-  ]).trim();
+/** Pulp's repair task with checksums verified: how many artifacts it found missing and corrupted. */
+async function repair(pulp: Pulp): Promise<{ missing: number; corrupted: number }> {
+  const posted = await postJson(pulp, "/pulp/api/v3/repair/", { verify_checksums: true });
+  expect({ status: posted.status, body: posted.json }).toEqual({
+    status: 202,
+    body: { task: expect.any(String) },
+  });
+  const task = pulpCli(pulp, ["task", "show", "--href", posted.json.task, "--wait"]);
+  expect(task.state).toBe("completed");
+  const done = (code: string) => task.progress_reports.find((r: { code: string }) => r.code === code).done;
+  return { missing: done("repair.missing"), corrupted: done("repair.corrupted") };
 }
 
 beforeAll(
-  () => {
+  async () => {
     freshStack(
       SOURCE,
       { namespace: NS, contentOrigin: source.baseUrl, ...ONE_EACH, backup: { enabled: true, keep: 2 } },
       DEV_STACK,
     );
-    mustPulumi(SOURCE, ["config", "set-all", "--secret", `pulp:adminPassword=${ADMIN_PASSWORD}`]);
+    // Backups go to object storage too: an S3 API server on the host, where pods reach it.
+    storage = await startObjectStorage();
+    storage.createBucket(BUCKET);
+    const s3 = { bucket: BUCKET, endpointUrl: storage.endpointUrl, accessKeyId: storage.accessKeyId };
+    for (const [key, value] of Object.entries(s3)) {
+      mustPulumi(SOURCE, ["config", "set", "--path", `pulp:backup.s3.${key}`, value]);
+    }
+    mustPulumi(SOURCE, [
+      "config",
+      "set-all",
+      "--secret",
+      `pulp:adminPassword=${ADMIN_PASSWORD}`,
+      "--secret",
+      `pulp:backupS3SecretAccessKey=${storage.secretAccessKey}`,
+    ]);
     // The target shares the namespace (made by the source) and reads the source's backups volume.
     writeStackConfig(TARGET, {}, DEV_STACK);
     pulumi(TARGET, ["stack", "rm", "--force", "--yes"]);
@@ -120,6 +130,7 @@ beforeAll(
 
 afterAll(() => {
   for (const f of forwards) f.stop();
+  storage?.stop();
   process.stdout.write(`restore timings (s): ${JSON.stringify(timings)}\n`);
   if (!process.env.PULP_KEEP_STACK) {
     pulumi(TARGET, ["stack", "rm", "--force", "--yes"]);
@@ -128,10 +139,18 @@ afterAll(() => {
   }
 });
 
-test("the source install holds a file and a remote with a password, and is backed up", async () => {
+test("the source install holds a file, a container image and a remote with a password, and is backed up", async () => {
   mustPulumi(SOURCE, ["up", "--yes", "--skip-preview"]);
   forwards.push(await portForward(NS, "pulp-web", SOURCE_PORT, 8080));
   contentPath = distribute(source, "kept", data);
+  const pushed = skopeoCopy(
+    `oci-archive:${busyboxArchive()}`,
+    `docker://127.0.0.1:${SOURCE_PORT}/${IMAGE}`,
+    source,
+  );
+  expect(pushed).toEqual({ ok: true, output: expect.any(String) });
+  imageLayers = pullImage(`127.0.0.1:${SOURCE_PORT}/${IMAGE}`, source);
+  expect(imageLayers.length).toBeGreaterThan(0);
   pulpCli(source, [
     "file",
     "remote",
@@ -145,9 +164,9 @@ test("the source install holds a file and a remote with a password, and is backe
     "--password",
     REMOTE_PASSWORD,
   ]);
-  const run = backupTool("now");
+  const run = backupTool(NS, "now");
   expect({ ok: run.ok, stderr: run.stderr }).toEqual({ ok: true, stderr: expect.any(String) });
-  backupId = JSON.parse(run.stdout.trim().split("\n").pop()!).id;
+  backupId = lastJsonLine(run).id;
 });
 
 test("a new stack restores the backup: keys from `npm run backup -- keys`, then one `pulumi up`", async () => {
@@ -170,7 +189,7 @@ test("a new stack restores the backup: keys from `npm run backup -- keys`, then 
   expect(refused.code).not.toBe(0);
   expect(`${refused.stdout}${refused.stderr}`).toContain(`npm run backup -- keys ${backupId} -n ${NS}`);
 
-  const keys = backupTool("keys", backupId, "--stack", TARGET);
+  const keys = backupTool(NS, "keys", backupId, "--stack", TARGET);
   expect({ ok: keys.ok, stderr: keys.stderr }).toEqual({ ok: true, stderr: expect.any(String) });
   expect(keys.stdout).toContain("pulp:dbFieldsEncryptionKey");
   expect(keys.stdout).not.toContain(ADMIN_PASSWORD);
@@ -185,13 +204,14 @@ test("a new stack restores the backup: keys from `npm run backup -- keys`, then 
   expect(outputs.restoredBackup).toBe(backupId);
 });
 
-test("real clients read everything back from the restored install: login, file, encrypted remote", async () => {
+test("real clients read everything back from the restored install: login, file, image, encrypted remote", async () => {
   forwards.push(await portForward(NS, "restored-web", TARGET_PORT, 8080));
   // The old admin password logs in (the restored user, and the key the stack now holds).
   expect(pulpCli(target, ["user", "show", "--username", "admin"]).username).toBe("admin");
   const download = await get(`${target.baseUrl}${contentPath}`);
   expect(download.status).toBe(200);
   expect(sha256(download.body)).toBe(sha256(data));
+  expect(pullImage(`127.0.0.1:${TARGET_PORT}/${IMAGE}`, target)).toEqual(imageLayers);
 
   // Decrypted with the backup's db-fields key.
   expect(
@@ -201,7 +221,7 @@ test("real clients read everything back from the restored install: login, file, 
   ).toBe(REMOTE_PASSWORD);
 });
 
-test("the same backup id again changes nothing; another id on the live install is refused in preview", () => {
+test("the same backup id again changes nothing; a second backup taken during uploads is refused on the live install", async () => {
   const again = pulumi(TARGET, ["preview", "--expect-no-changes"]);
   expect({ code: again.code, out: again.code === 0 ? "" : again.stdout.slice(-3000) }).toEqual({
     code: 0,
@@ -211,9 +231,49 @@ test("the same backup id again changes nothing; another id on the live install i
   // The source gets one more file before its second backup; the restored install gets one of its own.
   later.contentPath = distribute(source, "later", later.data);
   extra.contentPath = distribute(target, "extra", extra.data);
-  const second = backupTool("now");
-  expect(second.ok).toBe(true);
-  otherId = JSON.parse(second.stdout.trim().split("\n").pop()!).id;
+  // The second backup is taken while the source uploads: two pulp-cli loops, one upload after another.
+  const loops = ["busy-1", "busy-2"].map((name) => {
+    pulpCli(source, ["file", "repository", "create", "--name", name]);
+    return uploadContinuously(source, name, 4 * 1024 * 1024);
+  });
+  // Pulp must have written while backup.sh ran (the id is its start, to the second): artifacts stored or
+  // upload tasks running between its start and end. Its few seconds can fall between two uploads: then
+  // the next backup (at most three).
+  const writtenDuring = (taken: { id: string; seconds: number }) => {
+    const start = taken.id.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, "$1-$2-$3T$4:$5:$6+00:00");
+    return JSON.parse(
+      pulpShell(
+        NS,
+        "pulp",
+        [
+          "import json, datetime as d",
+          "from pulpcore.app.models import Artifact, Task",
+          `s = d.datetime.fromisoformat("${start}"); e = s + d.timedelta(seconds=${taken.seconds + 1})`,
+          "print(json.dumps({'artifacts': Artifact.objects.filter(pulp_created__range=(s, e)).count(),",
+          "  'tasks': Task.objects.filter(name__endswith='general_create', started_at__lte=e, finished_at__gte=s).count()}))",
+        ].join("\n"),
+      ),
+    ) as { artifacts: number; tasks: number };
+  };
+  let taken: { id: string; seconds: number; s3: typeof secondInBucket } | undefined;
+  let during = { artifacts: 0, tasks: 0 };
+  try {
+    for (let attempt = 1; attempt <= 3 && during.artifacts + during.tasks === 0; attempt++) {
+      const run = backupTool(NS, "now");
+      expect({ ok: run.ok, stderr: run.stderr }).toEqual({ ok: true, stderr: expect.any(String) });
+      taken = lastJsonLine(run);
+      during = writtenDuring(taken!);
+      process.stdout.write(
+        `backup ${taken!.id} (attempt ${attempt}): written during it ${JSON.stringify(during)}\n`,
+      );
+    }
+  } finally {
+    const uploaded = await Promise.all(loops.map((l) => l.stop()));
+    process.stdout.write(`uploads while the second backup ran: ${uploaded.join(" + ")}\n`);
+  }
+  expect(during.artifacts + during.tasks).toBeGreaterThan(0);
+  otherId = taken!.id;
+  secondInBucket = taken!.s3;
   mustPulumi(TARGET, ["config", "set", "--path", "pulp:restore.backup", otherId]);
   const refused = pulumi(TARGET, ["preview"]);
   expect(refused.code).not.toBe(0);
@@ -225,21 +285,106 @@ test("the same backup id again changes nothing; another id on the live install i
   );
 });
 
-test("the second backup comes over http (export, a URL, the real CDI) and replaces the live data with pulp:restore.overwrite", async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pulp-restore-http-"));
-  const archive = path.join(dir, `pulp-backup-${otherId}.tar`);
-  const exported = backupTool("export", otherId, "-o", archive);
-  expect({ ok: exported.ok, stderr: exported.stderr }).toEqual({ ok: true, stderr: expect.any(String) });
-  const url = serveFile(NS, "backup-server", archive);
+test("the second backup comes from object storage (a presigned URL, the real CDI), replaces the live data with pulp:restore.overwrite, and passes Pulp's repair check", async () => {
+  // The backup Job put it into the bucket as an archive, with its manifest beside it.
+  const key = `${NS}/pulp/${otherId}.tar`;
+  expect(secondInBucket).toEqual({
+    url: `s3://${BUCKET}/${key}`,
+    bytes: expect.any(Number),
+    sha256: expect.any(String),
+  });
+  const archive = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pulp-restore-s3-")), `${otherId}.tar`);
+  storage!.download(BUCKET, key, archive);
+  expect(sha256(fs.readFileSync(archive))).toBe(secondInBucket.sha256);
+  const manifest = path.join(path.dirname(archive), `${otherId}.json`);
+  storage!.download(BUCKET, `${NS}/pulp/${otherId}.json`, manifest);
+  expect(JSON.parse(fs.readFileSync(manifest, "utf8"))).toMatchObject({
+    id: otherId,
+    archive: { key, bytes: secondInBucket.bytes, sha256: secondInBucket.sha256 },
+  });
+  // The newest two backups are there (keep: 2), each an archive and a manifest.
+  const kept = storage!.list(BUCKET, `${NS}/pulp/`).map((o) => o.key);
+  expect(kept).toHaveLength(4);
+  expect(kept.slice(2)).toEqual([`${NS}/pulp/${otherId}.json`, `${NS}/pulp/${otherId}.tar`]);
+  const url = storage!.presign(BUCKET, key, 3600);
   // The keys from the archive, as before anything exists (the same keys: one source install).
-  const keys = backupTool("keys", otherId, "--archive", archive, "--stack", TARGET);
+  const keys = backupTool(NS, "keys", otherId, "--archive", archive, "--stack", TARGET);
   expect({ ok: keys.ok, stderr: keys.stderr }).toEqual({ ok: true, stderr: expect.any(String) });
 
   mustPulumi(TARGET, ["config", "rm", "--path", "pulp:restore.claim"]);
-  mustPulumi(TARGET, ["config", "set", "--path", "pulp:restore.http.url", url]);
   mustPulumi(TARGET, ["config", "set", "--path", "pulp:restore.http.size", "1Gi"]);
   mustPulumi(TARGET, ["config", "set", "--path", "pulp:restore.overwrite", otherId]);
-  const up = mustPulumi(TARGET, ["up", "--yes", "--skip-preview"]);
+
+  // No room in the namespace's quota: the preview reads the real ResourceQuota and refuses before anything
+  // changes, with a patch that makes room; pasted as printed, it does.
+  mustPulumi(TARGET, ["config", "set", "--path", "pulp:restore.http.url", url]);
+  kubectl(
+    ["apply", "-n", NS, "-f", "-"],
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "ResourceQuota",
+      metadata: { name: "storage-room" },
+      spec: { hard: { "requests.storage": "1Gi" } },
+    }),
+  );
+  const hardNow = () =>
+    getJson(["resourcequota", "-n", NS, "storage-room"]).status?.hard?.["requests.storage"];
+  await waitUntil("the quota's status shows its limit", 60, () => hardNow() === "1Gi", {
+    detail: () => `status.hard: ${hardNow()}`,
+  });
+  const noRoom = pulumi(TARGET, ["preview"]);
+  const refusal = `${noRoom.stdout}${noRoom.stderr}`;
+  expect({ code: noRoom.code === 0 ? 0 : 1, quota: refusal.includes("ResourceQuota storage-room") }).toEqual({
+    code: 1,
+    quota: true,
+  });
+  const patch = /kubectl -n (\S+) patch resourcequota (\S+) --type merge -p '([^']+)'/.exec(refusal);
+  expect(patch).not.toBeNull();
+  kubectl(["-n", patch![1], "patch", "resourcequota", patch![2], "--type", "merge", "-p", patch![3]]);
+  // The preview reads the status, which the quota controller brings up to the new limit.
+  await waitUntil("the quota's status shows the patched limit", 60, () => hardNow() !== "1Gi", {
+    detail: () => `status.hard: ${hardNow()}`,
+  });
+  const roomy = pulumi(TARGET, ["preview"]);
+  expect({
+    code: roomy.code,
+    out: roomy.code === 0 ? "" : `${roomy.stdout}${roomy.stderr}`.slice(-2000),
+  }).toEqual({
+    code: 0,
+    out: "",
+  });
+  kubectl(["delete", "-n", NS, "resourcequota/storage-room"]);
+
+  // A wrong URL first: the real importer gets a 404 and restarts; the update ends naming that, and the live
+  // install was never stopped (the import comes before the stop).
+  const replicas = () =>
+    ["api", "content", "worker"].map((p) => getJson(["deployment", "-n", NS, `restored-${p}`]).spec.replicas);
+  mustPulumi(TARGET, [
+    "config",
+    "set",
+    "--path",
+    "pulp:restore.http.url",
+    storage!.presign(BUCKET, `${NS}/pulp/no-such-backup.tar`, 3600),
+  ]);
+  const failed = pulumi(TARGET, ["up", "--yes", "--skip-preview"]);
+  timings.failedImportUp = failed.seconds;
+  const said = `${failed.stdout}${failed.stderr}`;
+  expect({
+    failed: failed.code !== 0,
+    named: said.includes("keeps failing") && said.includes("404"),
+  }).toEqual({
+    failed: true,
+    named: true,
+  });
+  expect(said).toContain("was deleted: fix the cause, then `pulumi up --refresh` creates it again");
+  expect(replicas()).toEqual([1, 1, 1]);
+  // (The file both installs hold: a cached answer for one only the live install holds would outlive the
+  // restore in Redis, see the README.)
+  expect((await get(`${target.baseUrl}${contentPath}`)).status).toBe(200);
+
+  // The right URL: the same update as a person runs it after the fix.
+  mustPulumi(TARGET, ["config", "set", "--path", "pulp:restore.http.url", url]);
+  const up = mustPulumi(TARGET, ["up", "--yes", "--skip-preview", "--refresh"]);
   timings.overwriteFromHttpUp = up.seconds;
 
   // Imported by the real CDI (its importer's phase is on the PVC), then restored over the stopped install.
@@ -262,6 +407,9 @@ test("the second backup comes over http (export, a URL, the real CDI) and replac
   expect(await read(later.contentPath)).toEqual({ status: 200, sha256: sha256(later.data) });
   expect((await read(extra.contentPath)).status).toBe(404);
   expect(pulpCli(after, ["user", "show", "--username", "admin"]).username).toBe("admin");
+  expect(pullImage(`127.0.0.1:${TARGET_PORT_AFTER}/${IMAGE}`, after)).toEqual(imageLayers);
+  // Taken while uploads ran, the backup is consistent: every artifact its database names is there, whole.
+  expect(await repair(after)).toEqual({ missing: 0, corrupted: 0 });
 
   // The next update drops the confirmation from the restore's ConfigMap and rolls nothing; then no changes.
   const pods = () =>

@@ -1,0 +1,65 @@
+// What an operator of a real install runs beside it: the backup tool as a person runs it, and Python in
+// an api pod's own Pulp.
+import { spawnSync } from "child_process";
+import * as path from "path";
+import { items, kubectl } from "../harness";
+import { KUBECONFIG, pulumiEnv, REPO, toolchainBin } from "../local/environment";
+
+export interface ToolRun {
+  ok: boolean;
+  stdout: string;
+  stderr: string;
+  seconds: number;
+}
+
+/** `npm run backup -- <command> -n <namespace>` with the bed's kubectl and pulumi. */
+export function backupTool(namespace: string, ...command: string[]): ToolRun {
+  const bin = toolchainBin();
+  const started = Date.now();
+  const r = spawnSync(
+    "npx",
+    ["--no-install", "ts-node", "-T", "tools/backup/main.ts", ...command, "-n", namespace],
+    {
+      cwd: REPO,
+      encoding: "utf8",
+      env: {
+        ...pulumiEnv(),
+        KUBECONFIG,
+        PULP_KUBECTL: path.join(bin, "kubectl"),
+        PULP_PULUMI: path.join(bin, "pulumi"),
+      },
+      timeout: 10 * 60 * 1000,
+    },
+  );
+  return { ok: r.status === 0, stdout: r.stdout, stderr: r.stderr, seconds: (Date.now() - started) / 1000 };
+}
+
+/** The JSON line a backup tool command prints last (`now`: the backup's id and sizes). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each command prints its own shape
+export function lastJsonLine(run: ToolRun): any {
+  return JSON.parse(run.stdout.trim().split("\n").pop()!);
+}
+
+/**
+ * Runs Python in a running api pod of `instance` with `pulpcore-manager shell` (the settings as the pod
+ * reads them); returns only what `code` prints.
+ */
+export function pulpShell(namespace: string, instance: string, code: string): string {
+  const pod = items("pods", namespace).find(
+    (p) => p.metadata.name.startsWith(`${instance}-api-`) && p.status.phase === "Running",
+  );
+  if (!pod) throw new Error(`no running ${instance}-api pod in ${namespace}`);
+  return kubectl([
+    "exec",
+    "-n",
+    namespace,
+    pod.metadata.name,
+    "-c",
+    "api",
+    "--",
+    "pulpcore-manager",
+    "shell",
+    "-c",
+    code,
+  ]).trim();
+}
