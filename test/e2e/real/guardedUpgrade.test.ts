@@ -192,7 +192,7 @@ test(`the planned stop-the-world ${FROM} -> ${TO}: the preview names the guard, 
   // One failure is pulpcore 3.89's, not the upgrade's: its worker acts on an "unblock" wakeup only when
   // the wakeup arrives during its select (worker.py sleep(); 3.123 checks the flag after every wake), so
   // an upload queued behind the task the old release left waiting can stay blocked (unblocked_at NULL)
-  // until the next dispatch. Seen in 1 of 3 runs. Such a task is named and left out; any other failure
+  // until the next dispatch. Seen in each of three runs. Such a task is named and left out; any other failure
   // fails the test.
   const lostWakeup = (r: { kind: string; error?: string }) => {
     const id = /tasks\/([0-9a-f-]{36})\/ waiting$/.exec(r.error ?? "")?.[1];
