@@ -5,15 +5,15 @@
 //   - a second with nothing changed (the dump, and hard links for every artifact);
 //   - a third after 5 more files (only those copied);
 //   - the export of the last one as a tar through `kubectl exec`.
-import { spawnSync } from "child_process";
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { dropStack, freshStack, getJson, mustPulumi, pulumi } from "../harness";
-import { KUBECONFIG, REPO, runMain, toolchainBin } from "../local/environment";
+import { REPO, runMain } from "../local/environment";
 import { portForward, Pulp, pulpCli } from "../real/clients";
 import { ensureCnpgOperator } from "../real/cnpg";
+import { backupTool as runBackupTool, lastJsonLine } from "../real/operate";
 import { importImages } from "../real/stack";
 
 const STACK = "bench-backup";
@@ -22,19 +22,11 @@ const PORT = 24882;
 const FILES = Number(process.env.BENCH_FILES ?? 20);
 const FILE_KIB = Number(process.env.BENCH_FILE_KIB ?? 2048);
 
+/** `npm run backup -- <command>` as a person runs it (real/operate.ts); its result line and time. */
 function backupTool(...command: string[]): { result: Record<string, number | string>; seconds: number } {
-  const started = Date.now();
-  const r = spawnSync(
-    "npx",
-    ["--no-install", "ts-node", "-T", "tools/backup/main.ts", ...command, "-n", NS],
-    {
-      cwd: REPO,
-      encoding: "utf8",
-      env: { ...process.env, KUBECONFIG, PULP_KUBECTL: path.join(toolchainBin(), "kubectl") },
-    },
-  );
-  if (r.status !== 0) throw new Error(`npm run backup -- ${command.join(" ")} failed: ${r.stderr}`);
-  return { result: JSON.parse(r.stdout.trim().split("\n").pop()!), seconds: (Date.now() - started) / 1000 };
+  const run = runBackupTool(NS, ...command);
+  if (!run.ok) throw new Error(`npm run backup -- ${command.join(" ")} failed: ${run.stderr}`);
+  return { result: lastJsonLine(run), seconds: run.seconds };
 }
 
 function uploadFiles(pulp: Pulp, dir: string, first: number, count: number): void {

@@ -80,15 +80,7 @@ cleanup() {
   k delete namespace "$NS" --ignore-not-found --wait=false >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
-k apply -f - >/dev/null <<YAML
-apiVersion: v1
-kind: Namespace
-metadata:
-  name: $NS
-  labels:
-    pod-security.kubernetes.io/enforce: restricted
-    pod-security.kubernetes.io/enforce-version: latest
-YAML
+restricted_namespace "$NS"
 
 t=$EPOCHREALTIME
 mkdir -p "$tmp/src/sub"

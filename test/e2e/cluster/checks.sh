@@ -22,3 +22,17 @@ check() {
   done
   pass "$desc" "$t0"
 }
+
+# restricted_namespace NAME: creates the namespace with Pod Security `restricted` enforced (the level the
+# program's namespace enforces), through the script's own `k` (kubectl).
+restricted_namespace() {
+  k apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: $1
+  labels:
+    pod-security.kubernetes.io/enforce: restricted
+    pod-security.kubernetes.io/enforce-version: latest
+YAML
+}

@@ -49,15 +49,7 @@ t0=$EPOCHREALTIME
 IMAGE=$(bash "$REPO/testbed/node/node.sh" "$C" "$BIN" image busybox 2>&1) || fail "busybox image built and imported" "$IMAGE"
 pass "image $IMAGE built from busybox-static and imported" "$t0"
 
-k apply -f - >/dev/null <<EOF
-apiVersion: v1
-kind: Namespace
-metadata:
-  name: $NS
-  labels:
-    pod-security.kubernetes.io/enforce: restricted
-    pod-security.kubernetes.io/enforce-version: latest
-EOF
+restricted_namespace "$NS"
 check "ServiceAccount $NS/default created" 30 "k -n $NS get sa" -- k -n "$NS" get serviceaccount default
 
 # pod NAME COMMAND [extra spec lines]: a restricted-compliant busybox pod on the real node, uid 700.

@@ -29,15 +29,7 @@ events() { k -n "${1:-$NS}" get events --sort-by=.lastTimestamp | tail -n 15; }
 # --- namespace and PodSecurity admission ---------------------------------------------------------
 
 t0=$EPOCHREALTIME
-k apply -f - >/dev/null <<EOF
-apiVersion: v1
-kind: Namespace
-metadata:
-  name: $NS
-  labels:
-    pod-security.kubernetes.io/enforce: restricted
-    pod-security.kubernetes.io/enforce-version: latest
-EOF
+restricted_namespace "$NS"
 pass "namespace $NS (enforce=restricted) created" "$t0"
 # Pods are refused until the ServiceAccount controller has made `default`.
 check "ServiceAccount $NS/default created" 30 "k -n $NS get sa" -- k -n "$NS" get serviceaccount default
