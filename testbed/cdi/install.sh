@@ -31,6 +31,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 # shellcheck source=versions.env
 . "$here/versions.env"
+# shellcheck source=../lib/import-archive.sh
+. "$here/../lib/import-archive.sh"
 : "${KUBECONFIG:?set KUBECONFIG to the embedded cluster admin kubeconfig}"
 : "${CONTAINERD_ADDRESS:?set CONTAINERD_ADDRESS to the real node containerd socket}"
 export KUBECONFIG
@@ -98,17 +100,6 @@ show_apiservice() {
 ti=$(now)
 mapfile -t archives < <("$here/image.sh")
 [ "${#archives[@]}" = 5 ] || die "image.sh printed ${#archives[@]} archives, expected 5: ${archives[*]}"
-import_archive() { # archive
-  local a=$1 name digest
-  name="$(tar -xOf "$a" index.json | python3 -c 'import json,sys; m=json.load(sys.stdin)["manifests"][0]; print(m["annotations"]["io.containerd.image.name"], m["digest"])')"
-  digest=${name#* }; name=${name% *}
-  if "$CTR" --address "$CONTAINERD_ADDRESS" -n k8s.io images ls "name==$name" 2>/dev/null | grep -q "$digest"; then
-    log "image $name already in containerd ($digest)"; return 0
-  fi
-  "$CTR" --address "$CONTAINERD_ADDRESS" -n k8s.io images import "$a" >/dev/null \
-    || die "ctr images import $a failed"
-  log "imported $name ($digest)"
-}
 for a in "${archives[@]}"; do import_archive "$a"; done
 import_s=$(el "$ti")
 

@@ -6,26 +6,9 @@
 #   testbed/clients/install.sh --lock   regenerate requirements.txt from requirements.in
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-LOCK=$HERE/requirements.txt
-KEY=$(sha256sum "$LOCK" | cut -c1-12)
-VENV=${PULP_CLIENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pulp-pulumi-clients}/$KEY
-
-if [[ ${1:-} == --lock ]]; then
-  tools=$(mktemp -d)
-  python3 -m venv "$tools" && "$tools/bin/pip" install -q pip-tools==7.4.1
-  (cd "$HERE/../.." && "$tools/bin/pip-compile" -q --generate-hashes --allow-unsafe --strip-extras \
-    -o testbed/clients/requirements.txt testbed/clients/requirements.in)
-  # A machine-wide pip.conf may add its own --find-links line; the lock must not depend on it.
-  sed -i '/^--find-links/d' "$LOCK"
-  rm -rf "$tools"
-  exit 0
-fi
-
-if [[ ! -x $VENV/bin/pulp ]]; then
-  rm -rf "$VENV"
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q --require-hashes --no-deps -r "$LOCK" >&2
-fi
+# shellcheck source=../lib/locked-venv.sh
+source "$HERE/../lib/locked-venv.sh"
+locked_venv "$HERE" "${PULP_CLIENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pulp-pulumi-clients}" pulp "${1:-}"
 # command, Debian package
 for tool in "skopeo skopeo" "psql postgresql-client"; do
   read -r cmd pkg <<<"$tool"

@@ -15,7 +15,10 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
+# shellcheck source=versions.env
 . "$here/versions.env"
+# shellcheck source=../lib/import-archive.sh
+. "$here/../lib/import-archive.sh"
 : "${KUBECONFIG:?set KUBECONFIG to the embedded cluster admin kubeconfig}"
 : "${CONTAINERD_ADDRESS:?set CONTAINERD_ADDRESS to the real node containerd socket}"
 export KUBECONFIG
@@ -37,21 +40,9 @@ t0=$(now)
 archive="$("$here/image.sh")"
 
 # 2. import
-import() { # archive
-  local a=$1 name digest have
-  name="$(tar -xOf "$a" index.json | python3 -c 'import json,sys; m=json.load(sys.stdin)["manifests"][0]; print(m["annotations"]["io.containerd.image.name"], m["digest"])')"
-  digest=${name#* }; name=${name% *}
-  have="$("$CTR" --address "$CONTAINERD_ADDRESS" -n k8s.io images ls -q "name==$name" 2>/dev/null | head -1 || true)"
-  if [ -n "$have" ] && "$CTR" --address "$CONTAINERD_ADDRESS" -n k8s.io images ls "name==$name" | grep -q "$digest"; then
-    log "image $name already in containerd ($digest)"; return 0
-  fi
-  "$CTR" --address "$CONTAINERD_ADDRESS" -n k8s.io images import "$a" >/dev/null \
-    || die "ctr images import $a failed"
-  log "imported $name ($digest)"
-}
 ti=$(now)
-import "$archive"
-for extra in "$@"; do import "$extra"; done
+import_archive "$archive"
+for extra in "$@"; do import_archive "$extra"; done
 import_s=$(el "$ti")
 
 # 3. apply

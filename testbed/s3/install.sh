@@ -7,24 +7,7 @@
 #   testbed/s3/install.sh --lock   regenerate requirements.txt from requirements.in
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-LOCK=$HERE/requirements.txt
-KEY=$(sha256sum "$LOCK" | cut -c1-12)
-VENV=${PULP_S3_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pulp-pulumi-s3}/$KEY
-
-if [[ ${1:-} == --lock ]]; then
-  tools=$(mktemp -d)
-  python3 -m venv "$tools" && "$tools/bin/pip" install -q pip-tools==7.4.1
-  (cd "$HERE/../.." && "$tools/bin/pip-compile" -q --generate-hashes --allow-unsafe --strip-extras \
-    -o testbed/s3/requirements.txt testbed/s3/requirements.in)
-  # A machine-wide pip.conf may add its own --find-links line; the lock must not depend on it.
-  sed -i '/^--find-links/d' "$LOCK"
-  rm -rf "$tools"
-  exit 0
-fi
-
-if [[ ! -x $VENV/bin/moto_server ]]; then
-  rm -rf "$VENV"
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q --require-hashes --no-deps -r "$LOCK" >&2
-fi
+# shellcheck source=../lib/locked-venv.sh
+source "$HERE/../lib/locked-venv.sh"
+locked_venv "$HERE" "${PULP_S3_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pulp-pulumi-s3}" moto_server "${1:-}"
 echo "$VENV/bin"

@@ -22,27 +22,13 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../../.." && pwd)
 # shellcheck source=test/e2e/cluster/checks.sh
 source "$HERE/checks.sh"
-: "${KUBECONFIG:=$(realpath -m "${PULP_STATE_DIR:-$REPO/.state}")/cluster/kubeconfig}"
-export KUBECONFIG
+START=$EPOCHREALTIME
+die() { fail "$1" "${2:-}"; }
+on_real_node_cluster
 C=$(dirname "$KUBECONFIG")
 NODE_SELECTOR=${NODE_SELECTOR-pulp-testbed/node-kind=real}
 IMPORT_TIMEOUT=${CDI_IMPORT_TIMEOUT:-300}
 CTR=${CTR:-ctr}
-BIN=$(bash "$REPO/testbed/toolchain.sh" --print 2>/dev/null || true)
-if [[ -z ${KUBECTL:-} ]]; then
-  if [[ -n $BIN && -x $BIN/kubectl ]]; then KUBECTL=$BIN/kubectl; else KUBECTL=kubectl; fi
-fi
-export KUBECTL
-k() { "$KUBECTL" "$@"; }
-
-START=$EPOCHREALTIME
-die() { fail "$1" "${2:-}"; }
-
-[[ -f $KUBECONFIG ]] || die "cluster reachable" "no kubeconfig at $KUBECONFIG: start the cluster with its real node first"
-: "${CONTAINERD_ADDRESS:=$C/node/run/containerd.sock}"
-export CONTAINERD_ADDRESS
-[[ -S $CONTAINERD_ADDRESS ]] || die "containerd socket" "no socket at $CONTAINERD_ADDRESS: start the cluster with its real node, or set CONTAINERD_ADDRESS"
-k get --raw /readyz >/dev/null 2>&1 || die "cluster reachable" "$(k get --raw /readyz 2>&1)"
 sel_key=${NODE_SELECTOR%%=*} sel_val=${NODE_SELECTOR#*=}
 real_nodes=$(k get nodes -l "$NODE_SELECTOR" -o jsonpath='{range .items[*]}{.metadata.name}{" "}{end}')
 [[ -n $real_nodes ]] || die "a real node ($NODE_SELECTOR)" "$(k get nodes --show-labels 2>&1)"

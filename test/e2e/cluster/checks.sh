@@ -36,3 +36,23 @@ metadata:
     pod-security.kubernetes.io/enforce-version: latest
 YAML
 }
+
+# on_real_node_cluster: the setting of the checks on the embedded cluster's real node (cnpg, cdi), from
+# REPO. KUBECONFIG and CONTAINERD_ADDRESS default to the embedded cluster's, KUBECTL to the toolchain's
+# (BIN, empty when the toolchain is not built); fails naming the fix when the cluster, its containerd or
+# its API server is not there. `k` is kubectl.
+on_real_node_cluster() {
+  : "${KUBECONFIG:=$(realpath -m "${PULP_STATE_DIR:-$REPO/.state}")/cluster/kubeconfig}"
+  export KUBECONFIG
+  BIN=$(bash "$REPO/testbed/toolchain.sh" --print 2>/dev/null || true)
+  if [[ -z ${KUBECTL:-} ]]; then
+    if [[ -n $BIN && -x $BIN/kubectl ]]; then KUBECTL=$BIN/kubectl; else KUBECTL=kubectl; fi
+  fi
+  export KUBECTL
+  k() { "$KUBECTL" "$@"; }
+  [[ -f $KUBECONFIG ]] || fail "cluster reachable" "no kubeconfig at $KUBECONFIG: start the cluster with its real node first"
+  : "${CONTAINERD_ADDRESS:=$(dirname "$KUBECONFIG")/node/run/containerd.sock}"
+  export CONTAINERD_ADDRESS
+  [[ -S $CONTAINERD_ADDRESS ]] || fail "containerd socket" "no socket at $CONTAINERD_ADDRESS: start the cluster with its real node, or set CONTAINERD_ADDRESS"
+  k get --raw /readyz >/dev/null 2>&1 || fail "cluster reachable" "$(k get --raw /readyz 2>&1)"
+}
