@@ -37,6 +37,8 @@ export interface MigrationJobArgs {
   clearStaleAppStatus?: boolean;
   /** The backup the database was restored from: a restore over a live install migrates again. */
   restoredBackup?: string;
+  /** Delete Pulp's cached responses after `migrate` (a restore replaced what they were cached from). */
+  clearCache?: boolean;
   /** Settings, secrets, database and storage: the Job itself must wait for them, not only this component. */
   after: pulumi.Resource[];
 }
@@ -60,15 +62,28 @@ export const CLEAR_STALE_APPSTATUS = [
 ].join("\n");
 
 /**
+ * Pulp's response cache (pulpcore/cache: one Redis hash per distribution base path) after a restore: answers
+ * cached from the replaced database would be served until they expire. Hashes only, so the redis worker
+ * type's locks (strings and sets) stay; pulpcore's own invalidation deletes whole base keys the same way.
+ */
+export const CLEAR_RESPONSE_CACHE = [
+  "/usr/local/bin/pulpcore-manager shell -c 'from pulpcore.app.redis_connection import get_redis_connection",
+  "redis = get_redis_connection()",
+  'deleted = sum(redis.delete(key) for key in redis.scan_iter(_type="hash"))',
+  'print("Cached responses deleted after the restore:", deleted)\'',
+].join("\n");
+
+/**
  * What the Job runs: wait for the database, (for targets without pulpcore's own pre-migrate cleanup) clear
  * AppStatus rows past their TTL, migrate, bring artifact checksums in line with
- * ALLOWED_CONTENT_CHECKSUMS, run the system checks, then make sure the admin password is the managed one.
+ * ALLOWED_CONTENT_CHECKSUMS, run the system checks, (after a restore) clear the response cache, then make
+ * sure the admin password is the managed one.
  * `migrate` and handle-artifact-checksums skip the system checks because pulpcore's database check E002
  * (artifacts missing a newly allowed checksum) fails them before the checksums could be fixed (seen on
  * real Pulp 3.123.1); the checks still run after, and fail the Job if anything else is wrong.
  * `--password=`: an argparse value that starts with "-" would be taken for an option.
  */
-export function migrateScript(options: { clearStaleAppStatus: boolean }): string {
+export function migrateScript(options: { clearStaleAppStatus: boolean; clearCache?: boolean }): string {
   return [
     "set -eu",
     "/usr/bin/wait_on_postgres.py",
@@ -76,6 +91,7 @@ export function migrateScript(options: { clearStaleAppStatus: boolean }): string
     "/usr/local/bin/pulpcore-manager migrate --noinput --skip-checks",
     "/usr/local/bin/pulpcore-manager handle-artifact-checksums --skip-checks",
     "/usr/local/bin/pulpcore-manager check --database default",
+    ...(options.clearCache ? [CLEAR_RESPONSE_CACHE] : []),
     '/usr/local/bin/pulpcore-manager reset-admin-password --password="$ADMIN_PASSWORD"',
   ].join("\n");
 }
@@ -156,7 +172,10 @@ export class MigrationJob extends pulumi.ComponentResource {
                       command: [
                         "/bin/sh",
                         "-c",
-                        migrateScript({ clearStaleAppStatus: args.clearStaleAppStatus ?? false }),
+                        migrateScript({
+                          clearStaleAppStatus: args.clearStaleAppStatus ?? false,
+                          clearCache: args.clearCache,
+                        }),
                       ],
                       // The kubelet keeps the log's tail in the failed container's status, and the provider's Job
                       // await puts that status in the error `pulumi up` prints: the migration error, not just "exit 1".
