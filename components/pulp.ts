@@ -5,6 +5,7 @@ import { planRestore } from "./backup/restorePlan";
 import { DataVolumeImports } from "./cdi/dataVolumes";
 import { SuppliedSecrets } from "./config/load";
 import { PulpConfig } from "./config/parse";
+import { SecretName } from "./config/rules";
 import { Database } from "./database/database";
 import { PulpIngress, Backend } from "./ingress/ingress";
 import { MigrationJob } from "./migration/migrationJob";
@@ -103,7 +104,11 @@ export class Pulp extends pulumi.ComponentResource {
     // Refuses before anything is created when the upgrade is not supported.
     const plan = decideUpgrade(config, args.deployed);
     this.upgrade = plan;
-    const restorePlan = planRestore(config, args.deployed);
+    const restorePlan = planRestore(
+      config,
+      args.deployed,
+      new Set(Object.keys(supplied) as SecretName[]), // loadConfig keeps only the keys the stack sets
+    );
     this.restoredBackup = restorePlan.kind === "restore" ? restorePlan.backup : args.deployed.restoredBackup;
     const identity: Identity = { instance: config.instanceName, version: config.pulpcoreVersion };
     const child = { parent: this };
@@ -312,6 +317,7 @@ export class Pulp extends pulumi.ComponentResource {
         plugins: config.plugins,
         clearStaleAppStatus: needsAppStatusCleanup(config.pulpcoreVersion),
         restoredBackup: this.restoredBackup,
+        clearCache: this.restoredBackup !== undefined && config.cacheEnabled,
         after: [
           this.settings.secret,
           ...secrets.resources,

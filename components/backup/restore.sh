@@ -27,11 +27,16 @@ if [[ -n ${TARGET_PULPCORE:-} && -n $backup_core ]] \
 fi
 
 # The keys: the db-fields key decrypts what the dump holds encrypted; the others keep logins and the admin.
+# Over a live install they are its own, which the stack keeps (protected): another install's backup, or
+# one from before its keys changed, goes into a new stack instead.
+confirmed=$(cat "${OVERWRITE_FILE:-$(dirname "$0")/overwrite}" 2>/dev/null || true)
 for f in secret_key database_fields.symmetric.key admin_password; do
   want=$(field "$f")
   [[ -n $want ]] || fail "the backup's manifest has no $f"
   have=$(sha256sum "$KEYS_DIR/$f" | cut -d' ' -f1)
-  [[ $have == "$want" ]] || fail "this install's $f is not the backup's: set it from the backup with npm run backup -- keys $(field id)"
+  [[ $have == "$want" ]] && continue
+  [[ $confirmed == "$(field id)" ]] && fail "this install's $f is not the backup's, and an install's keys are kept: restore this backup into a new stack (pulumi stack init; npm run backup -- keys $(field id)). Nothing was changed; to start this install again: pulumi config rm pulp:restore, then pulumi up --refresh"
+  fail "this install's $f is not the backup's: set it from the backup with npm run backup -- keys $(field id)"
 done
 sha256sum "$dir/database.dump" | cut -d' ' -f1 | grep -qx "$(sed -n 's/.*"database":.*"sha256": *"\([0-9a-f]*\)".*/\1/p' <<<"$manifest")" \
   || fail "database.dump does not match the manifest's sha256: the backup is damaged"
@@ -40,7 +45,7 @@ sha256sum "$dir/database.dump" | cut -d' ' -f1 | grep -qx "$(sed -n 's/.*"databa
 # (pulp:restore.overwrite, in OVERWRITE_FILE; every Pulp process is stopped by then).
 overwrite=false
 if [[ $(psql -XAtc "SELECT to_regclass('public.django_migrations') IS NOT NULL") != f ]]; then
-  [[ $(cat "${OVERWRITE_FILE:-$(dirname "$0")/overwrite}" 2>/dev/null) == "$(field id)" ]] \
+  [[ $confirmed == "$(field id)" ]] \
     || fail "database $PGDATABASE on $PGHOST is not empty (it has Pulp's tables): a restore goes into a new install, or over a live one with pulp:restore.overwrite"
   overwrite=true
 fi

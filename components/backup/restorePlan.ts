@@ -2,13 +2,17 @@
 // over a live install only with pulp:restore.overwrite naming the backup. Decided from the stack's own
 // outputs (upgrade/deployed.ts), never from an object in the cluster.
 import { PulpConfig } from "../config/parse";
+import { RESTORE_KEYS, SecretName } from "../config/rules";
 import { Deployed } from "../upgrade/deployed";
 
 export const RESTORE_REFUSED_MARKER = "[pulp:restore-refused]";
 
+/** A RunError to Pulumi (see ConfigError): the refusal is printed without a stack trace. */
 export class RestoreRefused extends Error {
+  readonly __pulumiRunError = true;
   constructor(message: string) {
     super(`${RESTORE_REFUSED_MARKER} ${message}`);
+    this.name = "RestoreRefused";
   }
 }
 
@@ -23,8 +27,17 @@ export type RestorePlan =
    */
   | { kind: "restore"; backup: string; claim: string; overwrite: boolean; import?: RestoreImport };
 
-/** Throws RestoreRefused for a restore that would overwrite a live install's data unconfirmed. */
-export function planRestore(config: PulpConfig, deployed: Deployed): RestorePlan {
+/**
+ * Throws RestoreRefused for a restore into a new install without the backup's keys (without its db-fields
+ * key the restored data cannot be read), and for one that would overwrite a live install's data
+ * unconfirmed. Over a live install its own keys serve, generated or set: the stack keeps an install's
+ * keys (protected), and the restore Job checks them against the backup's before it changes anything.
+ */
+export function planRestore(
+  config: PulpConfig,
+  deployed: Deployed,
+  suppliedSecrets: ReadonlySet<SecretName>,
+): RestorePlan {
   const restore = config.restore;
   if (!restore) return { kind: "none" };
   const imported: RestoreImport | undefined = restore.http && {
@@ -39,6 +52,14 @@ export function planRestore(config: PulpConfig, deployed: Deployed): RestorePlan
     ...(imported ? { import: imported } : {}),
   };
   const live = deployed.pulpcoreVersion !== undefined;
+  const missing = RESTORE_KEYS.filter((k) => !suppliedSecrets.has(k)).map((k) => `pulp:${k}`);
+  if (!live && missing.length > 0) {
+    throw new RestoreRefused(
+      `pulp:restore.backup: a restore needs the backup's keys in the stack config, and ${missing.join(", ")} ` +
+        "is not set: with new ones the restored encrypted fields and sessions could not be read. Fix: " +
+        `npm run backup -- keys ${restore.backup} -n ${config.namespace}${restore.claim ? ` --claim ${restore.claim}` : ""}  (sets them from the backup)`,
+    );
+  }
   if (!live || deployed.restoredBackup === restore.backup) return { ...restoring, overwrite: false };
   const what =
     `pulp:restore.backup is ${restore.backup}, but this stack is a live install (pulpcore ` +

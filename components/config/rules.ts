@@ -88,8 +88,11 @@ export function checkRules(
   suppliedSecrets: ReadonlySet<SecretName>,
 ): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
+  // A secret key's value is not in `raw` (the secrets come apart): it is given, but never shown.
+  const given = (path: PropertyKey[]) =>
+    path.length === 1 && suppliedSecrets.has(path[0] as SecretName) ? SECRET_GIVEN : valueAt(raw, path);
   const add = (path: PropertyKey[], message: string, fix: string) =>
-    problems.push({ key: keyOf(path), given: valueAt(raw, path), message, fix });
+    problems.push({ key: keyOf(path), given: given(path), message, fix });
 
   // Database: exactly one source.
   const { external, cloudnativepg } = config.database;
@@ -189,19 +192,6 @@ export function checkRules(
       `confirms an overwrite with backup ${config.restore.overwrite}, but pulp:restore.backup is ${config.restore.backup}`,
       setCommand("pulp:restore.overwrite", config.restore.backup),
     );
-  }
-
-  // A restore runs with the backup's keys: without its db-fields key the restored data cannot be read.
-  if (config.restore) {
-    const missing = RESTORE_KEYS.filter((k) => !suppliedSecrets.has(k));
-    if (missing.length > 0) {
-      add(
-        ["restore", "backup"],
-        `a restore needs the backup's keys in the stack config, and ${missing.map((k) => `pulp:${k}`).join(", ")} ` +
-          "is not set: with new ones the restored encrypted fields and sessions could not be read",
-        `npm run backup -- keys ${config.restore.backup} -n ${config.namespace}${config.restore.claim ? ` --claim ${config.restore.claim}` : ""}  (sets them from the backup)`,
-      );
-    }
   }
 
   // Redis-backed features need Redis.

@@ -51,6 +51,9 @@ export function analyze(preview: PreviewJson): Analysis {
     if (scale) scales.push(scale);
     handled.add(step.urn);
   }
+  // By name: the engine's step order varies from run to run, the report should not.
+  rolls.sort((x, y) => x.name.localeCompare(y.name));
+  scales.sort((x, y) => x.name.localeCompare(y.name));
   const migration = migrationOf(preview);
   if (migration) handled.add(migration.urn);
   const upgrade = upgradeOf(preview, programErrors);

@@ -6,6 +6,7 @@ import {
   RestoreRefused,
 } from "../../../../components/backup/restorePlan";
 import { parseConfig } from "../../../../components/config/parse";
+import { SecretName } from "../../../../components/config/rules";
 import { TYPES } from "../../../../components/contract";
 import { FIRST_INSTALL } from "../../../../components/upgrade/deployed";
 import { restrictedViolations } from "../../../../components/workload/podSecurity";
@@ -30,18 +31,21 @@ const config = (restore?: object) =>
     KEYS,
   );
 const live = { idle: false, pulpcoreVersion: "3.123.1" };
+const SUPPLIED = new Set(Object.keys(KEYS) as SecretName[]);
 
 test("a restore runs into a new install, and again with the same id (the same Job: nothing changes)", () => {
-  expect(planRestore(config(undefined), FIRST_INSTALL)).toEqual({ kind: "none" });
+  expect(planRestore(config(undefined), FIRST_INSTALL, SUPPLIED)).toEqual({ kind: "none" });
   // Pulumi.yaml's declared default.
-  expect(planRestore(config({}), { ...live })).toEqual({ kind: "none" });
-  expect(planRestore(config({ backup: ID }), FIRST_INSTALL)).toEqual({
+  expect(planRestore(config({}), { ...live }, SUPPLIED)).toEqual({ kind: "none" });
+  expect(planRestore(config({ backup: ID }), FIRST_INSTALL, SUPPLIED)).toEqual({
     kind: "restore",
     backup: ID,
     claim: "pulp-backups",
     overwrite: false,
   });
-  expect(planRestore(config({ backup: ID, claim: "old-backups" }), { ...live, restoredBackup: ID })).toEqual({
+  expect(
+    planRestore(config({ backup: ID, claim: "old-backups" }), { ...live, restoredBackup: ID }, SUPPLIED),
+  ).toEqual({
     kind: "restore",
     backup: ID,
     claim: "old-backups",
@@ -52,7 +56,7 @@ test("a restore runs into a new install, and again with the same id (the same Jo
 test("a restore into a live install is refused, naming what it would overwrite and the way out", () => {
   const refusal = (deployed: object) => {
     try {
-      planRestore(config({ backup: ID }), deployed as typeof live);
+      planRestore(config({ backup: ID }), deployed as typeof live, SUPPLIED);
     } catch (e) {
       expect(e).toBeInstanceOf(RestoreRefused);
       return (e as Error).message;
@@ -71,14 +75,31 @@ test("a restore into a live install is refused, naming what it would overwrite a
   );
 });
 
-test("a restore needs the backup's keys in the stack config; the fix is the command that sets them", () => {
-  expect(problemsOf({ ...RESTORE, restore: { backup: ID } })).toEqual([
-    "pulp:restore.backup: a restore needs the backup's keys in the stack config, and pulp:dbFieldsEncryptionKey, " +
-      "pulp:secretKey, pulp:adminPassword is not set: with new ones the restored encrypted fields and sessions could not be read",
-  ]);
+test("a restore into a new install needs the backup's keys; the fix is the command that sets them", () => {
+  expect(() => planRestore(config({ backup: ID }), FIRST_INSTALL, new Set(["adminPassword"]))).toThrow(
+    `${RESTORE_REFUSED_MARKER} pulp:restore.backup: a restore needs the backup's keys in the stack config, and ` +
+      "pulp:dbFieldsEncryptionKey, pulp:secretKey is not set: with new ones the restored encrypted fields and sessions " +
+      `could not be read. Fix: npm run backup -- keys ${ID} -n pulp  (sets them from the backup)`,
+  );
   expect(problemsOf({ ...RESTORE, restore: { backup: "latest" } })).toEqual([
     expect.stringMatching(/^pulp:restore.backup: must be a backup id such as "20261124T031500Z"/),
   ]);
+});
+
+test("over a live install its own keys serve: none need setting, and generated ones stay", async () => {
+  const over = { backup: ID, overwrite: ID };
+  expect(problemsOf({ ...RESTORE, restore: over })).toEqual([]);
+  expect(planRestore(config(over), live, new Set())).toMatchObject({ kind: "restore", overwrite: true });
+  // Its keys were generated and stay (setting them would replace protected Secrets): the restore Job
+  // compares them with the backup's before it changes anything.
+  const run = await render({ ...RESTORE, restore: over }, {}, false, live);
+  expect(run.ofType(TYPES.stopTheWorldStep)).toHaveLength(1);
+  expect(
+    run
+      .ofType("pulumi-nodejs:dynamic/pulp:GeneratedSecret")
+      .map((r) => r.name)
+      .sort(),
+  ).toEqual(["pulp-secrets-admin-password", "pulp-secrets-db-fields-key", "pulp-secrets-secret-key"]);
 });
 
 test("the restore Job reads the backup read-only, writes the artifacts, checks the keys, and runs before the migration", async () => {
@@ -106,15 +127,17 @@ test("the restore Job reads the backup read-only, writes the artifacts, checks t
 
 test("pulp:restore.overwrite naming the backup restores over a live install, with the running release only", () => {
   const confirmed = config({ backup: ID, overwrite: ID });
-  expect(planRestore(confirmed, { ...live, restoredBackup: "20261101T000000Z" })).toEqual({
+  expect(planRestore(confirmed, { ...live, restoredBackup: "20261101T000000Z" }, SUPPLIED)).toEqual({
     kind: "restore",
     backup: ID,
     claim: "pulp-backups",
     overwrite: true,
   });
   // Once restored, the same id is a no-op again, confirmation or not.
-  expect(planRestore(confirmed, { ...live, restoredBackup: ID })).toMatchObject({ overwrite: false });
-  expect(() => planRestore(confirmed, { ...live, pulpcoreVersion: "3.121.3" })).toThrow(
+  expect(planRestore(confirmed, { ...live, restoredBackup: ID }, SUPPLIED)).toMatchObject({
+    overwrite: false,
+  });
+  expect(() => planRestore(confirmed, { ...live, pulpcoreVersion: "3.121.3" }, SUPPLIED)).toThrow(
     /pulp:image moves it from 3.121.3 to 3.123.1 in the same update: overwrite with the running release, then upgrade/,
   );
   // The confirmation is for one backup: with another, it is a config error naming the fix.
@@ -158,10 +181,26 @@ test("an overwrite stops every Pulp process first, restores, migrates again, the
   }
 });
 
+test("with the response cache on, the migration after a restore clears it (answers cached from the replaced data)", async () => {
+  const script = async (extra: object, deployed?: typeof live & { restoredBackup: string }) => {
+    const run = await render({ ...RESTORE, ...extra }, KEYS, false, deployed);
+    const job = run.ofType(JOB).find((j) => j.inputs.metadata.name.startsWith("pulp-migrate-"))!;
+    return job.inputs.spec.template.spec.containers[0].command[2] as string;
+  };
+  const cached = { cacheEnabled: true, redis: { enabled: true } };
+  const over = { restore: { backup: ID, overwrite: ID } };
+  const previous = { ...live, restoredBackup: "20261101T000000Z" };
+  expect(await script({ ...cached, ...over }, previous)).toContain('scan_iter(_type="hash")');
+  expect(await script(cached)).toContain('scan_iter(_type="hash")');
+  expect(await script(over, previous)).not.toContain("scan_iter");
+  // Without a restore, nothing is cleared: the cache holds answers from this database.
+  expect(await script({ ...cached, restore: undefined })).not.toContain("scan_iter");
+});
+
 test("a backup over http comes in through a CDI DataVolume of its own, which the restore Job reads", async () => {
   const http = { url: "https://backups.example.com/pulp-backup.tar", size: "20Gi" };
   const name = `pulp-restore-${ID.toLowerCase()}`;
-  expect(planRestore(config({ backup: ID, http }), FIRST_INSTALL)).toEqual({
+  expect(planRestore(config({ backup: ID, http }), FIRST_INSTALL, SUPPLIED)).toEqual({
     kind: "restore",
     backup: ID,
     claim: name,

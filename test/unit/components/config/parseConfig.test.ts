@@ -1,6 +1,6 @@
 // Every bad input named in the program issue gives a message that names the key, the value and the fix,
 // and nothing is created: parseConfig runs before any resource.
-import { ConfigError, ConfigProblem } from "../../../../components/config/problems";
+import { ConfigError, ConfigProblem, SECRET_GIVEN } from "../../../../components/config/problems";
 import { parseConfig } from "../../../../components/config/parse";
 import { SecretName } from "../../../../components/config/rules";
 import { MINIMAL } from "../../helpers/configs";
@@ -200,6 +200,7 @@ test("a database password beside CloudNativePG is refused: it would never reach 
   const [problem] = problemsOf(MINIMAL, ["databasePassword"]);
   expect(problem).toMatchObject({
     key: "pulp:databasePassword",
+    given: SECRET_GIVEN, // set, not shown (it said "(not set)")
     fix: "pulumi config rm pulp:databasePassword",
   });
   expect(problem.message).toMatch(/CloudNativePG makes the database password itself/);

@@ -176,6 +176,44 @@ test("a restore over the live install: the same stop, said as a restore (no upgr
   expect(text).not.toMatch(/Upgrading|heartbeat/);
 });
 
+test("a restore over the live install (captured): the stop as a restore, the restore Job, a migration that clears the cache", () => {
+  const a = facts("restore-overwrite");
+  expect(a.failed).toBe(false);
+  expect(a.upgrade).toMatchObject({
+    kind: "stop-the-world",
+    stopTheWorld: { restoring: "20261124T031500Z", heartbeatTtlSeconds: 0, deployments: PULP },
+  });
+  expect(a.rolls.map((r) => r.name)).toEqual(PULP);
+  expect(a.migration?.job).toMatch(/^pulp-migrate-[0-9a-f]{8}$/);
+  // Nothing that holds data is replaced or deleted: the install's keys stay as they are.
+  expect(a.dataRisks).toEqual([]);
+  expect(a.otherChanges).toEqual([
+    "create ConfigMap pulp-restore-20261124t031500z",
+    "create Job pulp-restore-20261124t031500z",
+  ]);
+  const md = report("restore-overwrite");
+  expect(md.split("\n")[0]).toContain(
+    " data-risk=0 refused=0 rolls=3 migration=yes upgrade=stop-the-world downtime=yes ",
+  );
+  expect(md).toContain(
+    "**Downtime.** Restoring backup `20261124T031500Z` over the live install replaces its database",
+  );
+});
+
+test("a restore on a live install, unconfirmed (captured): the program's refusal, once and without a stack trace", () => {
+  const a = facts("restore-refused");
+  expect(a.failed).toBe(true);
+  expect(a.programErrors).toEqual([
+    expect.stringMatching(
+      /^\[pulp:restore-refused\] pulp:restore.backup is 20261124T031500Z, but this stack is a live install/,
+    ),
+  ]);
+  expect(a.programErrors[0]).toContain(
+    "confirm it: pulumi config set --path pulp:restore.overwrite 20261124T031500Z",
+  );
+  expect(report("restore-refused")).not.toMatch(/Unhandled exception|\n {4}at /);
+});
+
 test("a downgrade to an older minor release: refused by the program, nothing changes, its message quoted once", () => {
   const a = facts("downgrade-refused");
   expect(a.failed).toBe(true);
