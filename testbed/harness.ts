@@ -76,6 +76,29 @@ export function items(kind: string, namespace: string): any[] {
   return getJson<{ items: any[] }>([kind, "-n", namespace]).items;
 }
 
+/**
+ * Waits until only the current pods of `deployment` are left. Pulumi's rollout is complete once the new
+ * pods are ready; the old ones serve through their preStop sleep while the Service's endpoints converge.
+ */
+export async function oldPodsGone(namespace: string, deployment: string, seconds = 120): Promise<void> {
+  const pods = () => items("pods", namespace).filter((p) => p.metadata.name.startsWith(`${deployment}-`));
+  const templates = (ps: any[]) => new Set(ps.map((p) => p.metadata.labels?.["pod-template-hash"]));
+  await waitUntil(
+    `${deployment}: only the new pods`,
+    seconds,
+    () => {
+      const ps = pods();
+      return ps.every((p) => !p.metadata.deletionTimestamp) && templates(ps).size === 1;
+    },
+    {
+      detail: () =>
+        pods()
+          .map((p) => `${p.metadata.name} ${p.metadata.deletionTimestamp ? "terminating" : p.status.phase}`)
+          .join("\n"),
+    },
+  );
+}
+
 export interface PulumiRun {
   code: number;
   stdout: string;

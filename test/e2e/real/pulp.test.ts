@@ -12,6 +12,7 @@ import {
   items,
   kubectlTry,
   mustPulumi,
+  oldPodsGone,
   revisions,
 } from "../../../testbed/harness";
 import { REPO } from "../../../testbed/local/environment";
@@ -335,6 +336,8 @@ test("container registry with token auth on: skopeo pushes and pulls with a bear
   const run = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
   timings.tokenAuthUp = run.seconds;
   await reconnect();
+  // (An old api pod still answers Basic until it is gone: seen once in CI, right after the update.)
+  await oldPodsGone(NS, "pulp-api");
   // The registry now challenges with a Bearer realm at the token server, not Basic.
   const challenge = await get(`${ORIGIN}/v2/`);
   expect(challenge.status).toBe(401);

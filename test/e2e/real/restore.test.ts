@@ -5,6 +5,9 @@
 // and starts. Real clients (pulp-cli, skopeo, http) then read everything back through B. Then a second
 // backup of A, taken while uploads run, is exported and served over http, comes in through the real CDI
 // and replaces B's live data with pulp:restore.overwrite; Pulp's own repair check finds nothing missing.
+// Then A restores that backup over itself with the keys it generated (none in its stack config). Last,
+// both installs are destroyed with their namespace, and a new stack in a new namespace restores the
+// backup from the bucket (the install gone, the bucket left).
 // Ordered: each test builds on the last.
 import * as fs from "fs";
 import * as os from "os";
@@ -47,6 +50,10 @@ const NS = "pulp-restore";
 const SOURCE_PORT = 24883;
 const TARGET_PORT = 24884;
 const TARGET_PORT_AFTER = 24885;
+const SOURCE_PORT_AFTER = 24886;
+const FRESH = "real-restore-fresh";
+const FRESH_NS = "pulp-restore-fresh";
+const FRESH_PORT = 24887;
 const ADMIN_PASSWORD = "restore-admin-Kx7";
 const REMOTE_PASSWORD = "remote-Secret-91q";
 const DEV_STACK = path.join(REPO, "Pulumi.dev.yaml");
@@ -72,6 +79,8 @@ let backupId = "";
 let otherId = "";
 /** Where the backup Job put the second backup in object storage, as `backup now` printed it. */
 let secondInBucket: { url: string; bytes: number; sha256: string } = { url: "", bytes: 0, sha256: "" };
+/** The second backup's archive, downloaded from the bucket. */
+let archive = "";
 const later = { data: Buffer.from("in the second backup only\n"), contentPath: "" };
 const extra = { data: Buffer.from("uploaded to the restored install only\n"), contentPath: "" };
 
@@ -81,7 +90,30 @@ function distribute(pulp: Pulp, name: string, data: Buffer): string {
   return distributeFile(pulp, name, file, `${name}.bin`).contentPath;
 }
 
+/** The password of the file remote "private", as the install's Pulp decrypts it with its db-fields key. */
+const remotePassword = (namespace: string, instance: string) =>
+  pulpShell(
+    namespace,
+    instance,
+    "from pulp_file.app.models import FileRemote; print(FileRemote.objects.get(name='private').password)",
+  );
+
+/** The backup the stack's last update says it restored (its output). */
+const restoredBackupOf = (stack: string) =>
+  JSON.parse(mustPulumi(stack, ["stack", "output", "--json"]).stdout).restoredBackup;
+
+/** A content path as `pulp` serves it: the status, and the sha256 of what came. */
+async function served(pulp: Pulp, contentPath: string): Promise<{ status: number; sha256: string }> {
+  const r = await get(`${pulp.baseUrl}${contentPath}`);
+  return { status: r.status, sha256: r.status === 200 ? sha256(r.body) : "" };
+}
+
 const inTargetApi = (code: string) => pulpShell(NS, "restored", code);
+/** The distributions Pulp's response cache holds answers for (one Redis hash each, pulpcore/cache). */
+const CACHED_BASE_PATHS = [
+  "from pulpcore.app.redis_connection import get_redis_connection",
+  'print(sorted(k.decode() for k in get_redis_connection().scan_iter(_type="hash")))',
+].join("; ");
 
 /** Pulp's repair task with checksums verified: how many artifacts it found missing and corrupted. */
 async function repair(pulp: Pulp): Promise<{ missing: number; corrupted: number }> {
@@ -136,6 +168,7 @@ afterAll(() => {
     pulumi(TARGET, ["stack", "rm", "--force", "--yes"]);
     fs.rmSync(path.join(REPO, `Pulumi.${TARGET}.yaml`), { force: true });
     dropStack(SOURCE, NS);
+    dropStack(FRESH, FRESH_NS);
   }
 });
 
@@ -200,8 +233,7 @@ test("a new stack restores the backup: keys from `npm run backup -- keys`, then 
     kubectl(["get", "job", "-n", NS, `restored-restore-${backupId.toLowerCase()}`, "-o", "json"]),
   );
   expect(job.status.succeeded).toBe(1);
-  const outputs = JSON.parse(mustPulumi(TARGET, ["stack", "output", "--json"]).stdout);
-  expect(outputs.restoredBackup).toBe(backupId);
+  expect(restoredBackupOf(TARGET)).toBe(backupId);
 });
 
 test("real clients read everything back from the restored install: login, file, image, encrypted remote", async () => {
@@ -214,11 +246,7 @@ test("real clients read everything back from the restored install: login, file, 
   expect(pullImage(`127.0.0.1:${TARGET_PORT}/${IMAGE}`, target)).toEqual(imageLayers);
 
   // Decrypted with the backup's db-fields key.
-  expect(
-    inTargetApi(
-      "from pulp_file.app.models import FileRemote; print(FileRemote.objects.get(name='private').password)",
-    ),
-  ).toBe(REMOTE_PASSWORD);
+  expect(remotePassword(NS, "restored")).toBe(REMOTE_PASSWORD);
 });
 
 test("the same backup id again changes nothing; a second backup taken during uploads is refused on the live install", async () => {
@@ -293,7 +321,7 @@ test("the second backup comes from object storage (a presigned URL, the real CDI
     bytes: expect.any(Number),
     sha256: expect.any(String),
   });
-  const archive = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pulp-restore-s3-")), `${otherId}.tar`);
+  archive = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pulp-restore-s3-")), `${otherId}.tar`);
   storage!.download(BUCKET, key, archive);
   expect(sha256(fs.readFileSync(archive))).toBe(secondInBucket.sha256);
   const manifest = path.join(path.dirname(archive), `${otherId}.json`);
@@ -378,9 +406,10 @@ test("the second backup comes from object storage (a presigned URL, the real CDI
   });
   expect(said).toContain("was deleted: fix the cause, then `pulumi up --refresh` creates it again");
   expect(replicas()).toEqual([1, 1, 1]);
-  // (The file both installs hold: a cached answer for one only the live install holds would outlive the
-  // restore in Redis, see the README.)
-  expect((await get(`${target.baseUrl}${contentPath}`)).status).toBe(200);
+  // Still serving: the file only this install holds, which Pulp's content app now holds in its Redis cache.
+  // The restore replaces the database that answer came from; the migration after it clears the cache.
+  expect((await get(`${target.baseUrl}${extra.contentPath}`)).status).toBe(200);
+  expect(inTargetApi(CACHED_BASE_PATHS)).toContain("'extra'");
 
   // The right URL: the same update as a person runs it after the fix.
   mustPulumi(TARGET, ["config", "set", "--path", "pulp:restore.http.url", url]);
@@ -393,19 +422,16 @@ test("the second backup comes from object storage (a presigned URL, the real CDI
   expect(pvc.metadata.annotations["cdi.kubevirt.io/storage.pod.phase"]).toBe("Succeeded");
   const job = JSON.parse(kubectl(["get", "job", "-n", NS, imported, "-o", "json"]));
   expect(job.status.succeeded).toBe(1);
-  const outputs = JSON.parse(mustPulumi(TARGET, ["stack", "output", "--json"]).stdout);
-  expect(outputs.restoredBackup).toBe(otherId);
+  expect(restoredBackupOf(TARGET)).toBe(otherId);
 
   forwards.push(await portForward(NS, "restored-web", TARGET_PORT_AFTER, 8080));
   const after: Pulp = { ...target, baseUrl: `http://127.0.0.1:${TARGET_PORT_AFTER}` };
-  const read = async (p: string) => {
-    const r = await get(`${after.baseUrl}${p}`);
-    return { status: r.status, sha256: r.status === 200 ? sha256(r.body) : "" };
-  };
+  const read = (p: string) => served(after, p);
   // The second backup's files are served; what only the live install held is gone with its database.
   expect(await read(contentPath)).toEqual({ status: 200, sha256: sha256(data) });
   expect(await read(later.contentPath)).toEqual({ status: 200, sha256: sha256(later.data) });
   expect((await read(extra.contentPath)).status).toBe(404);
+  expect(inTargetApi(CACHED_BASE_PATHS)).not.toContain("'extra'");
   expect(pulpCli(after, ["user", "show", "--username", "admin"]).username).toBe("admin");
   expect(pullImage(`127.0.0.1:${TARGET_PORT_AFTER}/${IMAGE}`, after)).toEqual(imageLayers);
   // Taken while uploads ran, the backup is consistent: every artifact its database names is there, whole.
@@ -425,4 +451,72 @@ test("the second backup comes from object storage (a presigned URL, the real CDI
     code: 0,
     out: "",
   });
+});
+
+test("an install restores its own backup over itself with the keys it generated: no keys in the stack config", async () => {
+  // The source set only its admin password; its secret key and db-fields key were generated.
+  const config = JSON.parse(mustPulumi(SOURCE, ["config", "--json"]).stdout) as Record<string, unknown>;
+  expect(Object.keys(config).filter((k) => /secretKey|dbFieldsEncryptionKey/.test(k))).toEqual([]);
+  // A file uploaded after the backup: gone with the database the backup replaces.
+  const afterBackup = { data: Buffer.from("uploaded after the second backup\n"), contentPath: "" };
+  afterBackup.contentPath = distribute(source, "after-backup", afterBackup.data);
+  expect((await get(`${source.baseUrl}${afterBackup.contentPath}`)).status).toBe(200);
+
+  mustPulumi(SOURCE, ["config", "set", "--path", "pulp:restore.backup", otherId]);
+  mustPulumi(SOURCE, ["config", "set", "--path", "pulp:restore.overwrite", otherId]);
+  const up = mustPulumi(SOURCE, ["up", "--yes", "--skip-preview"]);
+  timings.overwriteOwnUp = up.seconds;
+  expect(restoredBackupOf(SOURCE)).toBe(otherId);
+
+  forwards.push(await portForward(NS, "pulp-web", SOURCE_PORT_AFTER, 8080));
+  const after: Pulp = { ...source, baseUrl: `http://127.0.0.1:${SOURCE_PORT_AFTER}` };
+  const read = (p: string) => served(after, p);
+  expect(await read(later.contentPath)).toEqual({ status: 200, sha256: sha256(later.data) });
+  expect((await read(afterBackup.contentPath)).status).toBe(404);
+  expect(pulpCli(after, ["user", "show", "--username", "admin"]).username).toBe("admin");
+  // The generated db-fields key still decrypts the remote's password.
+  expect(remotePassword(NS, "pulp")).toBe(REMOTE_PASSWORD);
+  expect(await repair(after)).toEqual({ missing: 0, corrupted: 0 });
+  // As over the restored install: the next update drops the confirmation, then nothing changes.
+  mustPulumi(SOURCE, ["up", "--yes", "--skip-preview"]);
+  const again = pulumi(SOURCE, ["preview", "--expect-no-changes"]);
+  expect({ code: again.code, out: again.code === 0 ? "" : again.stdout.slice(-3000) }).toEqual({
+    code: 0,
+    out: "",
+  });
+});
+
+test("with the install gone, data and namespace included, the bucket brings it back into a new namespace", async () => {
+  // Both installs of the namespace go: their database, volumes (the backups one too) and Secrets.
+  dropStack(SOURCE, NS);
+  kubectl(["wait", "--for=delete", `namespace/${NS}`, "--timeout=300s"]);
+
+  freshStack(
+    FRESH,
+    {
+      namespace: FRESH_NS,
+      contentOrigin: `http://127.0.0.1:${FRESH_PORT}`,
+      ...ONE_EACH,
+      backup: { enabled: false },
+      restore: {
+        backup: otherId,
+        http: { url: storage!.presign(BUCKET, `${NS}/pulp/${otherId}.tar`, 3600), size: "1Gi" },
+      },
+    },
+    DEV_STACK,
+  );
+  const keys = backupTool(FRESH_NS, "keys", otherId, "--archive", archive, "--stack", FRESH);
+  expect({ ok: keys.ok, stderr: keys.stderr }).toEqual({ ok: true, stderr: expect.any(String) });
+  const up = mustPulumi(FRESH, ["up", "--yes", "--skip-preview"]);
+  timings.freshFromBucketUp = up.seconds;
+  expect(restoredBackupOf(FRESH)).toBe(otherId);
+
+  forwards.push(await portForward(FRESH_NS, "pulp-web", FRESH_PORT, 8080));
+  const fresh: Pulp = { ...source, baseUrl: `http://127.0.0.1:${FRESH_PORT}` };
+  expect(await served(fresh, contentPath)).toEqual({ status: 200, sha256: sha256(data) });
+  expect(await served(fresh, later.contentPath)).toEqual({ status: 200, sha256: sha256(later.data) });
+  expect(pulpCli(fresh, ["user", "show", "--username", "admin"]).username).toBe("admin");
+  expect(pullImage(`127.0.0.1:${FRESH_PORT}/${IMAGE}`, fresh)).toEqual(imageLayers);
+  expect(remotePassword(FRESH_NS, "pulp")).toBe(REMOTE_PASSWORD);
+  expect(await repair(fresh)).toEqual({ missing: 0, corrupted: 0 });
 });
