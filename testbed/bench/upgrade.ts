@@ -24,7 +24,7 @@ async function measure(name: string, from: string, to: string, out: string): Pro
   try {
     const { target, seconds } = await installRelease(RELEASE_STACK, from);
     configureRelease(RELEASE_STACK, to);
-    const run = await underLoad(target, out, name, () =>
+    const run = await underLoad(target, out, name, RELEASE_STACK.namespace, () =>
       mustPulumi(RELEASE_STACK.stack, ["up", "--yes", "--skip-preview"]),
     );
     const outage = longestWithoutSuccess(run.records, run.during[0], run.during[1] + 30_000);

@@ -6,6 +6,7 @@ import * as path from "path";
 import { distributeFile, get, sha256 } from "./clients";
 import { LoadTarget, startLoad } from "./load";
 import { LoadRecord, loadReport, PhaseReport, reportLines } from "./loadReport";
+import { failuresInContext, watchPods } from "./podTimeline";
 
 /** Makes the file the load downloads and the repository it uploads into; checks the download once. */
 export async function prepareLoadTarget(baseUrl: string, password: string): Promise<LoadTarget> {
@@ -29,32 +30,47 @@ export interface LoadRun<T> {
   during: [number, number];
 }
 
+const SETTLE_MS = 30_000;
+
 /**
- * Load for `settleMs`, then `step` (a blocking `pulumi up`, say), then `settleMs` more. Writes the records
- * and the report to `<dir>/<name>.jsonl` and `<name>-report.json`, and prints the report's lines.
+ * Load for 30 s, then `step` (a blocking `pulumi up`, say), then 30 s more. Writes the records, the report
+ * and the pods of `namespace` as they changed to `<dir>/<name>.jsonl`, `<name>-report.json` and
+ * `<name>-pods.txt`; prints the report's lines, and each failed request beside the pod changes around it.
  */
 export async function underLoad<T>(
   target: LoadTarget,
   dir: string,
   name: string,
+  namespace: string,
   step: () => T,
-  settleMs = 30_000,
 ): Promise<LoadRun<T>> {
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const pods = watchPods(namespace, path.join(dir, `${name}-pods.txt`));
   const load = startLoad(target, path.join(dir, `${name}.jsonl`));
   const t0 = Date.now();
-  await sleep(settleMs);
+  await sleep(SETTLE_MS);
   const t1 = Date.now();
   const result = step();
   const t2 = Date.now();
-  await sleep(settleMs);
+  await sleep(SETTLE_MS);
   const records = await load.stop();
+  const podEvents = pods.stop();
   const report = loadReport(records, {
     before: [t0, t1],
     during: [t1, t2],
     after: [t2, Date.now()],
   }) as LoadRun<T>["report"];
+  const at = (t: number) => new Date(t).toISOString().slice(11, 23);
+  process.stdout.write(`${name}: the step ran from ${at(t1)} to ${at(t2)}\n`);
   process.stdout.write(`${reportLines(`${name}_`, report).join("\n")}\n`);
+  const failures = failuresInContext(
+    Object.values(report).flatMap((phase) => phase.failures), // the first few of each phase
+    podEvents,
+  );
+  if (failures.length > 0)
+    process.stdout.write(
+      `${name}: failed requests, with the pods of ${namespace} around them\n${failures.join("\n")}\n`,
+    );
   fs.writeFileSync(path.join(dir, `${name}-report.json`), JSON.stringify(report, null, 2));
   return { result, records, report, during: [t1, t2] };
 }

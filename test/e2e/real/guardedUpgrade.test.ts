@@ -130,7 +130,7 @@ test(`the planned stop-the-world ${FROM} -> ${TO}: the preview names the guard, 
     records,
     report,
     during,
-  } = await underLoad(target, ARTIFACTS, "stop-the-world", () =>
+  } = await underLoad(target, ARTIFACTS, "stop-the-world", NS, () =>
     mustPulumi(STACK, ["up", "--yes", "--skip-preview"]),
   );
   timings.stopTheWorldUp = up.seconds;

@@ -37,6 +37,19 @@ const ARTIFACTS = path.join(STATE, "real-rolling");
 const timings: Record<string, number> = {};
 let target: LoadTarget;
 
+/** The api and content pods not on their way out, as "<process> <release> <ready or not>". */
+function servingPods(): string[] {
+  return items("pods", NS)
+    .filter((p) => /^pulp-(api|content)-/.test(p.metadata.name) && !p.metadata.deletionTimestamp)
+    .map((p) => {
+      const ready = p.status.conditions?.some(
+        (c: { type: string; status: string }) => c.type === "Ready" && c.status === "True",
+      );
+      return `${p.metadata.name.split("-")[1]} ${p.spec.containers[0].image.split(":").pop()} ${ready ? "ready" : "not ready"}`;
+    })
+    .sort();
+}
+
 /** Traffic ran in every phase, and not one request or task failed. */
 function expectNoFailure(report: Record<string, PhaseReport>) {
   for (const phase of Object.keys(report))
@@ -83,7 +96,7 @@ test("a migration the database refuses (a lock it will not give) fails `up`, and
   psql(`ALTER ROLE pulp IN DATABASE ${DATABASE} SET lock_timeout = '10s'`);
   const lock = await holdLock(DATABASE, "core_upstreampulp");
   try {
-    const { result: failed, report } = await underLoad(target, ARTIFACTS, "failed-migration", () =>
+    const { result: failed, report } = await underLoad(target, ARTIFACTS, "failed-migration", NS, () =>
       pulumi(STACK, ["up", "--yes", "--skip-preview"]),
     );
     timings.failedUp = failed.seconds;
@@ -100,10 +113,20 @@ test("a migration the database refuses (a lock it will not give) fails `up`, and
 
 test(`the rolling upgrade ${FROM} -> ${TO} under client traffic: workers first, and not one request or task fails`, async () => {
   const before = revisions(NS);
-  const { result: up, report } = await underLoad(target, ARTIFACTS, "rolling", () =>
-    mustPulumi(STACK, ["up", "--yes", "--skip-preview"]),
-  );
+  let servingAtReturn: string[] = [];
+  const { result: up, report } = await underLoad(target, ARTIFACTS, "rolling", NS, () => {
+    const run = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
+    servingAtReturn = servingPods();
+    return run;
+  });
   timings.rollingUp = up.seconds;
+  // `up` returned once the rollout was done: the api and content pods that serve are all new and ready.
+  expect(servingAtReturn).toEqual([
+    `api ${TO} ready`,
+    `api ${TO} ready`,
+    `content ${TO} ready`,
+    `content ${TO} ready`,
+  ]);
   // It really rolled, and Pulp reports the new release.
   const after = revisions(NS);
   for (const d of ["pulp-api", "pulp-content", "pulp-worker", "pulp-web"])
