@@ -50,21 +50,30 @@ export function requireLocalImage(name: string): string {
   return name;
 }
 
+/** Requests small enough for several installs on one 2-core node, with a rollout's surge. */
+export const SMALL_PODS = { requests: { cpu: "50m", memory: "256Mi" }, limits: { memory: "1Gi" } };
+
+/** One api, one content and one worker pod (stack config): a 2-core machine starts them faster. */
+export const ONE_POD_EACH = {
+  api: { replicas: 1, resources: SMALL_PODS },
+  content: { replicas: 1, resources: SMALL_PODS },
+  worker: { replicas: 1, terminationGracePeriodSeconds: 60, resources: SMALL_PODS },
+};
+
 /**
  * Stack config for a real-node install of one pulpcore release (the images testbed/images built for it) on
  * the test bed's PostgreSQL: two api, two content and two pulp-web pods, so one can go while the other
  * serves, and one worker. Small requests: everything fits one 2-core node with a rollout's surge.
  */
 export function releaseConfig(namespace: string, database: string, release: string): Record<string, unknown> {
-  const small = { requests: { cpu: "50m", memory: "256Mi" }, limits: { memory: "1Gi" } };
   return {
     namespace,
     contentOrigin: `http://pulp-web.${namespace}.svc.cluster.local:8080`,
     image: requireLocalImage(`localhost/pulp-minimal:${release}`),
     web: { enabled: true, replicas: 2, image: requireLocalImage(`localhost/pulp-web:${release}`) },
-    api: { replicas: 2, resources: small },
-    content: { replicas: 2, resources: small },
-    worker: { replicas: 1, terminationGracePeriodSeconds: 60, resources: small },
+    api: { replicas: 2, resources: SMALL_PODS },
+    content: { replicas: 2, resources: SMALL_PODS },
+    worker: { replicas: 1, terminationGracePeriodSeconds: 60, resources: SMALL_PODS },
     database: { external: { host: DATABASE_HOST, name: database, sslmode: "disable" } },
     // The dev stack's backups take their image from the CloudNativePG config this replaces; the upgrade
     // tests take no backups.

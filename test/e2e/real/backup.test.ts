@@ -11,7 +11,7 @@ import { REPO } from "../../../testbed/local/environment";
 import { distributeFile, portForward, Pulp, pulpCli, sha256 } from "../../../testbed/real/clients";
 import { ensureCnpgOperator } from "../../../testbed/real/cnpg";
 import { backupTool, lastJsonLine, pulpShell } from "../../../testbed/real/operate";
-import { importImages, localImages } from "../../../testbed/real/stack";
+import { importImages, localImages, ONE_POD_EACH } from "../../../testbed/real/stack";
 
 jest.setTimeout(20 * 60 * 1000);
 
@@ -21,7 +21,6 @@ const PORT = 24881;
 const ORIGIN = `http://127.0.0.1:${PORT}`;
 const ADMIN_PASSWORD = "backup-admin-Vq3";
 const REMOTE_PASSWORD = "remote-Secret-77x";
-const small = { requests: { cpu: "50m", memory: "256Mi" }, limits: { memory: "1Gi" } };
 const DEV_STACK = path.join(REPO, "Pulumi.dev.yaml");
 const pulp: Pulp = { baseUrl: ORIGIN, password: ADMIN_PASSWORD };
 const INSPECTOR = "backup-inspector";
@@ -56,9 +55,7 @@ beforeAll(
       {
         namespace: NS,
         contentOrigin: ORIGIN,
-        api: { replicas: 1, resources: small },
-        content: { replicas: 1, resources: small },
-        worker: { replicas: 1, terminationGracePeriodSeconds: 60, resources: small },
+        ...ONE_POD_EACH,
         backup: { enabled: true, keep: 2, volume: { size: "2Gi" } },
       },
       DEV_STACK,

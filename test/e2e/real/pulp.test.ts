@@ -29,7 +29,7 @@ import {
 import { ensureCnpgOperator, hibernate, wake } from "../../../testbed/real/cnpg";
 import { serveFilesOverHttps } from "../../../testbed/real/httpsFiles";
 import { pulpShell } from "../../../testbed/real/operate";
-import { busyboxArchive, importImages } from "../../../testbed/real/stack";
+import { busyboxArchive, importImages, ONE_POD_EACH } from "../../../testbed/real/stack";
 import { ensureTls } from "../../../testbed/tls/selfSigned";
 
 jest.setTimeout(30 * 60 * 1000);
@@ -43,16 +43,8 @@ const ORIGIN = `http://127.0.0.1:${PORT}`;
 const ADMIN_PASSWORD = "-starts-with-a-dash-Zq8";
 const SECRET_KEY = "1234567890".repeat(6);
 
-// The dev stack (real node, local images, one CloudNativePG instance), one pod per process: a 2-core
-// machine starts them faster.
-const small = { requests: { cpu: "50m", memory: "256Mi" }, limits: { memory: "1Gi" } };
-const BASE = {
-  namespace: NS,
-  contentOrigin: ORIGIN,
-  api: { replicas: 1, resources: small },
-  content: { replicas: 1, resources: small },
-  worker: { replicas: 1, terminationGracePeriodSeconds: 60, resources: small },
-};
+// The dev stack (real node, local images, one CloudNativePG instance), one pod per process.
+const BASE = { namespace: NS, contentOrigin: ORIGIN, ...ONE_POD_EACH };
 const DATABASE_CLUSTER = "pulp-db";
 const DEV_STACK = path.join(REPO, "Pulumi.dev.yaml");
 const pulp: Pulp = { baseUrl: ORIGIN, password: ADMIN_PASSWORD };
