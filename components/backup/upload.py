@@ -18,6 +18,7 @@ import re
 import sys
 import tarfile
 import threading
+import time
 
 import boto3
 from boto3.s3.transfer import TransferConfig
@@ -87,6 +88,7 @@ def main() -> None:
     size = result.get("databaseBytes", 0) + result.get("artifactBytes", 0)
     part = max(16 * 2**20, -(-int(size * 1.05) // (MAX_PARTS - 100)))
     body = Hashing(os.fdopen(read_end, "rb"))
+    started = time.monotonic()
     try:
         s3.upload_fileobj(
             body,
@@ -100,6 +102,7 @@ def main() -> None:
     if written:
         s3.delete_object(Bucket=bucket, Key=f"{prefix}{backup_id}.tar")
         fail(f"{where}: writing the archive failed: {written[0]}")
+    seconds = round(time.monotonic() - started, 1)
     archive = {"key": f"{prefix}{backup_id}.tar", "bytes": body.bytes, "sha256": body.sha256.hexdigest()}
     s3.put_object(
         Bucket=bucket,
@@ -107,7 +110,7 @@ def main() -> None:
         Body=json.dumps({**manifest, "archive": archive}, indent=2).encode(),
         ContentType="application/json",
     )
-    print(f"upload: {where}: {body.bytes} bytes, sha256 {archive['sha256']}", flush=True)
+    print(f"upload: {where}: {body.bytes} bytes in {seconds} s, sha256 {archive['sha256']}", flush=True)
 
     # Retention: the newest KEEP backups under the prefix (archive and manifest) stay.
     ids: set[str] = set()
@@ -124,7 +127,8 @@ def main() -> None:
         )
         print(f"upload: retention: removed s3://{bucket}/{prefix}{old}", flush=True)
 
-    line = json.dumps({**result, "s3": {"url": where, "bytes": body.bytes, "sha256": archive["sha256"]}})
+    placed = {"url": where, "bytes": body.bytes, "sha256": archive["sha256"], "seconds": seconds}
+    line = json.dumps({**result, "s3": placed})
     with open("/dev/termination-log", "w") as log:
         log.write(line + "\n")
     print(line, flush=True)

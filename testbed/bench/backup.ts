@@ -1,32 +1,62 @@
-// npm run bench:backup — what backups of a known data set cost on the real node, one figure a line: a
-// fresh install of the dev stack (CloudNativePG, pulp-web), BENCH_FILES files of BENCH_FILE_KIB KiB each
-// (defaults 20 and 2048: 40 MiB) uploaded through pulp-cli, then, each with `npm run backup`:
-//   - the first backup (every artifact copied), as backup.sh measures it in its pod and as the caller waits;
+// npm run bench:backup — what backups and restores of a known data set cost on the real node, one figure
+// a line. The data set: BENCH_FILES files of BENCH_FILE_KIB KiB each (defaults 20 and 2048: 40 MiB of
+// random bytes), uploaded through pulp-cli into a fresh install of the dev stack (CloudNativePG, pulp-web,
+// one pod each), whose backups also go to object storage (moto's S3 server on the host, testbed/s3).
+// Then, each as a person runs it:
+//   - a first backup (every artifact copied), as backup.sh measures it in its pod and as the caller waits,
+//     with the archive's upload to the bucket as upload.py measures it;
 //   - a second with nothing changed (the dump, and hard links for every artifact);
 //   - a third after 5 more files (only those copied);
-//   - the export of the last one as a tar through `kubectl exec`.
+//   - the export of the last one as a tar through `kubectl exec`;
+//   - a restore of it into a new stack from the backups volume: its first `pulumi up` (restore Job,
+//     migration, pods ready) and the Job's own time;
+//   - a restore of it into a new stack in a new namespace from the bucket (a presigned URL, the real
+//     CDI): the first `up`, the DataVolume's import and the restore Job.
+// Each restored install's artifacts are read back and hashed in its api pod; the bench fails unless they
+// are the source's, each with its sha256.
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { dropStack, freshStack, getJson, mustPulumi, pulumi } from "../harness";
+import { dropStack, freshStack, getJson, mustPulumi, pulumi, writeStackConfig } from "../harness";
 import { REPO, runMain } from "../local/environment";
+import { ensureCdi } from "../real/cdi";
 import { portForward, Pulp, pulpCli } from "../real/clients";
 import { ensureCnpgOperator } from "../real/cnpg";
-import { backupTool as runBackupTool, lastJsonLine } from "../real/operate";
-import { importImages } from "../real/stack";
+import { ArtifactCheck, backupTool as runBackupTool, checkArtifacts, lastJsonLine } from "../real/operate";
+import { ObjectStorage, startObjectStorage } from "../real/s3";
+import { importImages, ONE_POD_EACH } from "../real/stack";
 
-const STACK = "bench-backup";
+const SOURCE = "bench-backup";
 const NS = "pulp-bench-backup";
+const FROM_VOLUME = "bench-backup-restored";
+const FROM_BUCKET = "bench-backup-from-bucket";
+const BUCKET_NS = "pulp-bench-backup-bucket";
+const BUCKET = "bench-backups";
 const PORT = 24882;
 const FILES = Number(process.env.BENCH_FILES ?? 20);
 const FILE_KIB = Number(process.env.BENCH_FILE_KIB ?? 2048);
+const DEV_STACK = path.join(REPO, "Pulumi.dev.yaml");
+
+interface BackupResult {
+  id: string;
+  seconds: number;
+  databaseBytes: number;
+  artifactFiles: number;
+  artifactBytes: number;
+  s3: { bytes: number; seconds: number };
+}
 
 /** `npm run backup -- <command>` as a person runs it (real/operate.ts); its result line and time. */
-function backupTool(...command: string[]): { result: Record<string, number | string>; seconds: number } {
-  const run = runBackupTool(NS, ...command);
+function backupTool(namespace: string, ...command: string[]) {
+  const run = runBackupTool(namespace, ...command);
   if (!run.ok) throw new Error(`npm run backup -- ${command.join(" ")} failed: ${run.stderr}`);
-  return { result: lastJsonLine(run), seconds: run.seconds };
+  return { run, seconds: run.seconds };
+}
+
+function backupNow(): { result: BackupResult; seconds: number } {
+  const { run, seconds } = backupTool(NS, "now");
+  return { result: lastJsonLine(run), seconds };
 }
 
 function uploadFiles(pulp: Pulp, dir: string, first: number, count: number): void {
@@ -48,18 +78,63 @@ function uploadFiles(pulp: Pulp, dir: string, first: number, count: number): voi
   }
 }
 
+/** Seconds between two of the API server's timestamps (whole seconds). */
+const between = (from: string, to: string) => (Date.parse(to) - Date.parse(from)) / 1000;
+
+/** The restore Job's own time, as restore.sh wrote it into its termination message. */
+function restoreJobSeconds(namespace: string, job: string): number {
+  const pods = getJson(["pods", "-n", namespace, "-l", `job-name=${job}`]).items;
+  const message = pods[0]?.status?.containerStatuses?.[0]?.state?.terminated?.message;
+  if (!message) throw new Error(`restore Job ${job}: no termination message on its pod`);
+  return JSON.parse(message).seconds;
+}
+
+/** From the DataVolume's creation until CDI called it Ready (the archive imported and unpacked). */
+function importSeconds(namespace: string, dataVolume: string): number {
+  const dv = getJson(["datavolume", "-n", namespace, dataVolume]);
+  const ready = dv.status?.conditions?.find((c: { type: string }) => c.type === "Ready");
+  if (dv.status?.phase !== "Succeeded" || ready?.status !== "True")
+    throw new Error(`DataVolume ${dataVolume} is ${dv.status?.phase}, not Succeeded`);
+  return between(dv.metadata.creationTimestamp, ready.lastTransitionTime);
+}
+
+function sameArtifacts(what: string, restored: ArtifactCheck, source: ArtifactCheck): void {
+  if (restored.bad !== 0 || restored.artifacts !== source.artifacts || restored.bytes !== source.bytes) {
+    throw new Error(`${what}: artifacts ${JSON.stringify(restored)}, the source's ${JSON.stringify(source)}`);
+  }
+}
+
 async function bench(): Promise<number> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-backup-"));
   freshStack(
-    STACK,
-    { namespace: NS, contentOrigin: `http://127.0.0.1:${PORT}` },
-    path.join(REPO, "Pulumi.dev.yaml"),
+    SOURCE,
+    {
+      namespace: NS,
+      contentOrigin: `http://127.0.0.1:${PORT}`,
+      ...ONE_POD_EACH,
+      backup: { enabled: true, keep: 3 },
+    },
+    DEV_STACK,
   );
   importImages();
   ensureCnpgOperator();
+  ensureCdi();
+  let storage: ObjectStorage | undefined;
   let forward: { stop: () => void } | undefined;
   try {
-    mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
+    storage = await startObjectStorage();
+    storage.createBucket(BUCKET);
+    const s3 = { bucket: BUCKET, endpointUrl: storage.endpointUrl, accessKeyId: storage.accessKeyId };
+    for (const [key, value] of Object.entries(s3))
+      mustPulumi(SOURCE, ["config", "set", "--path", `pulp:backup.s3.${key}`, value]);
+    mustPulumi(SOURCE, [
+      "config",
+      "set",
+      "--secret",
+      "pulp:backupS3SecretAccessKey",
+      storage.secretAccessKey,
+    ]);
+    mustPulumi(SOURCE, ["up", "--yes", "--skip-preview"]);
     forward = await portForward(NS, "pulp-web", PORT, 8080);
     const secret = getJson(["secret", "pulp-admin-password", "-n", NS]);
     const pulp = {
@@ -71,34 +146,95 @@ async function bench(): Promise<number> {
     uploadFiles(pulp, dir, 0, FILES);
     const uploadSeconds = (Date.now() - started) / 1000;
 
-    const full = backupTool("now");
-    const unchanged = backupTool("now");
+    const full = backupNow();
+    const unchanged = backupNow();
     uploadFiles(pulp, dir, FILES, 5);
-    const incremental = backupTool("now");
-    const exported = backupTool("export", String(incremental.result.id), "-o", path.join(dir, "export.tar"));
+    const incremental = backupNow();
+    const id = incremental.result.id;
+    const archive = path.join(dir, "export.tar");
+    const exported = backupTool(NS, "export", id, "-o", archive);
+    const source = checkArtifacts(NS, "pulp");
+
+    // Into a new stack beside the source, from its backups volume.
+    writeStackConfig(
+      FROM_VOLUME,
+      {
+        namespace: NS,
+        createNamespace: false,
+        instanceName: "restored",
+        contentOrigin: "http://127.0.0.1:8080",
+        ...ONE_POD_EACH,
+        backup: { enabled: false },
+        restore: { backup: id, claim: "pulp-backups" },
+      },
+      DEV_STACK,
+    );
+    pulumi(FROM_VOLUME, ["stack", "rm", "--force", "--yes"]);
+    mustPulumi(FROM_VOLUME, ["stack", "init"]);
+    backupTool(NS, "keys", id, "--stack", FROM_VOLUME);
+    const fromVolume = mustPulumi(FROM_VOLUME, ["up", "--yes", "--skip-preview"]);
+    const fromVolumeJob = restoreJobSeconds(NS, `restored-restore-${id.toLowerCase()}`);
+    sameArtifacts("restored from the volume", checkArtifacts(NS, "restored"), source);
+
+    // Into a new namespace from the bucket, through the real CDI; the keys from the exported archive.
+    freshStack(
+      FROM_BUCKET,
+      {
+        namespace: BUCKET_NS,
+        contentOrigin: "http://127.0.0.1:8080",
+        ...ONE_POD_EACH,
+        backup: { enabled: false },
+        restore: {
+          backup: id,
+          http: { url: storage.presign(BUCKET, `${NS}/pulp/${id}.tar`, 3600), size: "1Gi" },
+        },
+      },
+      DEV_STACK,
+    );
+    backupTool(BUCKET_NS, "keys", id, "--archive", archive, "--stack", FROM_BUCKET);
+    const fromBucket = mustPulumi(FROM_BUCKET, ["up", "--yes", "--skip-preview"]);
+    const job = `pulp-restore-${id.toLowerCase()}`;
+    const fromBucketImport = importSeconds(BUCKET_NS, job);
+    const fromBucketJob = restoreJobSeconds(BUCKET_NS, job);
+    sameArtifacts("restored from the bucket", checkArtifacts(BUCKET_NS, "pulp"), source);
+
+    const backupLines = (name: string, b: { result: BackupResult; seconds: number }) => [
+      `backup_${name}_in_pod_seconds ${b.result.seconds}`,
+      `backup_${name}_wall_seconds ${b.seconds.toFixed(1)}`,
+      `backup_${name}_s3_upload_seconds ${b.result.s3.seconds}`,
+      `backup_${name}_s3_bytes ${b.result.s3.bytes}`,
+    ];
     const lines = [
       `dataset_files ${FILES}`,
       `dataset_file_kib ${FILE_KIB}`,
       `dataset_upload_seconds ${uploadSeconds.toFixed(1)}`,
-      `backup_full_in_pod_seconds ${full.result.seconds}`,
-      `backup_full_wall_seconds ${full.seconds.toFixed(1)}`,
       `backup_full_database_bytes ${full.result.databaseBytes}`,
       `backup_full_artifact_files ${full.result.artifactFiles}`,
       `backup_full_artifact_bytes ${full.result.artifactBytes}`,
-      `backup_unchanged_in_pod_seconds ${unchanged.result.seconds}`,
-      `backup_unchanged_wall_seconds ${unchanged.seconds.toFixed(1)}`,
-      `backup_5_new_files_in_pod_seconds ${incremental.result.seconds}`,
-      `backup_5_new_files_wall_seconds ${incremental.seconds.toFixed(1)}`,
+      ...backupLines("full", full),
+      ...backupLines("unchanged", unchanged),
+      ...backupLines("5_new_files", incremental),
       `export_seconds ${exported.seconds.toFixed(1)}`,
-      `export_bytes ${exported.result.bytes}`,
+      `export_bytes ${lastJsonLine(exported.run).bytes}`,
+      `restored_artifacts ${source.artifacts}`,
+      `restored_artifact_bytes ${source.bytes}`,
+      `restore_from_volume_up_seconds ${fromVolume.seconds.toFixed(1)}`,
+      `restore_from_volume_job_seconds ${fromVolumeJob}`,
+      `restore_from_bucket_up_seconds ${fromBucket.seconds.toFixed(1)}`,
+      `restore_from_bucket_import_seconds ${fromBucketImport}`,
+      `restore_from_bucket_job_seconds ${fromBucketJob}`,
     ];
     process.stdout.write(`${lines.join("\n")}\n`);
     return 0;
   } finally {
     forward?.stop();
+    storage?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
-    pulumi(STACK, ["destroy", "--yes", "--skip-preview", "--exclude-protected"]);
-    dropStack(STACK, NS);
+    pulumi(FROM_VOLUME, ["stack", "rm", "--force", "--yes"]);
+    fs.rmSync(path.join(REPO, `Pulumi.${FROM_VOLUME}.yaml`), { force: true });
+    dropStack(FROM_BUCKET, BUCKET_NS);
+    pulumi(SOURCE, ["destroy", "--yes", "--skip-preview", "--exclude-protected"]);
+    dropStack(SOURCE, NS);
   }
 }
 

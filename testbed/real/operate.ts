@@ -63,3 +63,29 @@ export function pulpShell(namespace: string, instance: string, code: string): st
     code,
   ]).trim();
 }
+
+export interface ArtifactCheck {
+  artifacts: number;
+  bytes: number;
+  /** Artifacts whose file is missing, or whose sha256 is not the one the database holds. */
+  bad: number;
+}
+
+/** Every artifact the install's database names, read from its storage and hashed in an api pod. */
+export function checkArtifacts(namespace: string, instance: string): ArtifactCheck {
+  const code = [
+    "import hashlib, json",
+    "from pulpcore.app.models import Artifact",
+    "n = size = bad = 0",
+    "for a in Artifact.objects.all().iterator():",
+    "    n += 1; size += a.size; h = hashlib.sha256()",
+    "    try:",
+    "        with a.file.open('rb') as f:",
+    "            for chunk in iter(lambda: f.read(1 << 20), b''): h.update(chunk)",
+    "    except FileNotFoundError:",
+    "        bad += 1; continue",
+    "    bad += h.hexdigest() != a.sha256",
+    "print(json.dumps({'artifacts': n, 'bytes': size, 'bad': bad}))",
+  ].join("\n");
+  return JSON.parse(pulpShell(namespace, instance, code).split("\n").pop()!);
+}

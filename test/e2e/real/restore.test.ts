@@ -40,7 +40,7 @@ import { ensureCdi } from "../../../testbed/real/cdi";
 import { ensureCnpgOperator } from "../../../testbed/real/cnpg";
 import { backupTool, lastJsonLine, pulpShell } from "../../../testbed/real/operate";
 import { ObjectStorage, startObjectStorage } from "../../../testbed/real/s3";
-import { busyboxArchive, importImages } from "../../../testbed/real/stack";
+import { busyboxArchive, importImages, ONE_POD_EACH } from "../../../testbed/real/stack";
 
 jest.setTimeout(20 * 60 * 1000);
 
@@ -57,12 +57,6 @@ const FRESH_PORT = 24887;
 const ADMIN_PASSWORD = "restore-admin-Kx7";
 const REMOTE_PASSWORD = "remote-Secret-91q";
 const DEV_STACK = path.join(REPO, "Pulumi.dev.yaml");
-const small = { requests: { cpu: "50m", memory: "256Mi" }, limits: { memory: "1Gi" } };
-const ONE_EACH = {
-  api: { replicas: 1, resources: small },
-  content: { replicas: 1, resources: small },
-  worker: { replicas: 1, terminationGracePeriodSeconds: 60, resources: small },
-};
 const source: Pulp = { baseUrl: `http://127.0.0.1:${SOURCE_PORT}`, password: ADMIN_PASSWORD };
 const target: Pulp = { baseUrl: `http://127.0.0.1:${TARGET_PORT}`, password: ADMIN_PASSWORD };
 const forwards: { stop: () => void }[] = [];
@@ -78,7 +72,7 @@ let backupId = "";
 /** The second backup (of the source with one more file), and what it and the target alone hold. */
 let otherId = "";
 /** Where the backup Job put the second backup in object storage, as `backup now` printed it. */
-let secondInBucket: { url: string; bytes: number; sha256: string } = { url: "", bytes: 0, sha256: "" };
+let secondInBucket = { url: "", bytes: 0, sha256: "", seconds: 0 };
 /** The second backup's archive, downloaded from the bucket. */
 let archive = "";
 const later = { data: Buffer.from("in the second backup only\n"), contentPath: "" };
@@ -132,7 +126,7 @@ beforeAll(
   async () => {
     freshStack(
       SOURCE,
-      { namespace: NS, contentOrigin: source.baseUrl, ...ONE_EACH, backup: { enabled: true, keep: 2 } },
+      { namespace: NS, contentOrigin: source.baseUrl, ...ONE_POD_EACH, backup: { enabled: true, keep: 2 } },
       DEV_STACK,
     );
     // Backups go to object storage too: an S3 API server on the host, where pods reach it.
@@ -210,7 +204,7 @@ test("a new stack restores the backup: keys from `npm run backup -- keys`, then 
       createNamespace: false,
       instanceName: "restored",
       contentOrigin: target.baseUrl,
-      ...ONE_EACH,
+      ...ONE_POD_EACH,
       backup: { enabled: false },
       restore: { backup: backupId, claim: "pulp-backups" },
     },
@@ -320,6 +314,7 @@ test("the second backup comes from object storage (a presigned URL, the real CDI
     url: `s3://${BUCKET}/${key}`,
     bytes: expect.any(Number),
     sha256: expect.any(String),
+    seconds: expect.any(Number),
   });
   archive = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pulp-restore-s3-")), `${otherId}.tar`);
   storage!.download(BUCKET, key, archive);
@@ -496,7 +491,7 @@ test("with the install gone, data and namespace included, the bucket brings it b
     {
       namespace: FRESH_NS,
       contentOrigin: `http://127.0.0.1:${FRESH_PORT}`,
-      ...ONE_EACH,
+      ...ONE_POD_EACH,
       backup: { enabled: false },
       restore: {
         backup: otherId,
