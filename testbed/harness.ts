@@ -191,8 +191,9 @@ export function freshStack(stack: string, changes: Record<string, unknown>, base
   for (const lock of stackLocks(stack).filter((l) => l.stale)) fs.rmSync(lock.file);
   // An interrupted run leaves its namespace (kept on destroy, owned by the old stack's field manager).
   // Deleting it can take minutes (a database's finalizers, terminating pods); an install into a namespace
-  // still terminating would fail in obscure ways, so a namespace that does not go fails here.
-  if (typeof changes.namespace === "string") {
+  // still terminating would fail in obscure ways, so a namespace that does not go fails here. A stack with
+  // `createNamespace: false` installs beside another one, whose namespace stays.
+  if (typeof changes.namespace === "string" && changes.createNamespace !== false) {
     kubectlTry([
       "delete",
       "namespace",
@@ -214,11 +215,14 @@ export function freshStack(stack: string, changes: Record<string, unknown>, base
   mustPulumi(stack, ["stack", "init"]);
 }
 
-/** Forgets the stack and its config file and deletes its namespace, leaving the cluster clean. */
-export function dropStack(stack: string, namespace: string): void {
+/**
+ * Forgets the stack and its config file and, when given, deletes its namespace, leaving the cluster clean.
+ * Without one, what the stack made stays for whoever deletes the namespace it shares.
+ */
+export function dropStack(stack: string, namespace?: string): void {
   pulumi(stack, ["stack", "rm", "--force", "--yes"]);
   fs.rmSync(path.join(REPO, `Pulumi.${stack}.yaml`), { force: true });
-  kubectlTry(["delete", "namespace", namespace, "--wait=false"]);
+  if (namespace) kubectlTry(["delete", "namespace", namespace, "--wait=false"]);
 }
 
 /**

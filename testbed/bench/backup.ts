@@ -18,7 +18,7 @@ import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { dropStack, freshStack, getJson, mustPulumi, pulumi, writeStackConfig } from "../harness";
+import { dropStack, freshStack, getJson, mustPulumi, pulumi } from "../harness";
 import { REPO, runMain } from "../local/environment";
 import { ensureCdi } from "../real/cdi";
 import { portForward, Pulp, pulpCli } from "../real/clients";
@@ -47,16 +47,16 @@ interface BackupResult {
   s3: { bytes: number; seconds: number };
 }
 
-/** `npm run backup -- <command>` as a person runs it (real/operate.ts); its result line and time. */
+/** `npm run backup -- <command>` as a person runs it (real/operate.ts); fails the bench if it fails. */
 function backupTool(namespace: string, ...command: string[]) {
   const run = runBackupTool(namespace, ...command);
   if (!run.ok) throw new Error(`npm run backup -- ${command.join(" ")} failed: ${run.stderr}`);
-  return { run, seconds: run.seconds };
+  return run;
 }
 
 function backupNow(): { result: BackupResult; seconds: number } {
-  const { run, seconds } = backupTool(NS, "now");
-  return { result: lastJsonLine(run), seconds };
+  const run = backupTool(NS, "now");
+  return { result: lastJsonLine(run), seconds: run.seconds };
 }
 
 function uploadFiles(pulp: Pulp, dir: string, first: number, count: number): void {
@@ -78,9 +78,6 @@ function uploadFiles(pulp: Pulp, dir: string, first: number, count: number): voi
   }
 }
 
-/** Seconds between two of the API server's timestamps (whole seconds). */
-const between = (from: string, to: string) => (Date.parse(to) - Date.parse(from)) / 1000;
-
 /** The restore Job's own time, as restore.sh wrote it into its termination message. */
 function restoreJobSeconds(namespace: string, job: string): number {
   const pods = getJson(["pods", "-n", namespace, "-l", `job-name=${job}`]).items;
@@ -89,13 +86,16 @@ function restoreJobSeconds(namespace: string, job: string): number {
   return JSON.parse(message).seconds;
 }
 
-/** From the DataVolume's creation until CDI called it Ready (the archive imported and unpacked). */
+/**
+ * From the DataVolume's creation until CDI called it Ready (the archive imported and unpacked), in the API
+ * server's whole seconds.
+ */
 function importSeconds(namespace: string, dataVolume: string): number {
   const dv = getJson(["datavolume", "-n", namespace, dataVolume]);
   const ready = dv.status?.conditions?.find((c: { type: string }) => c.type === "Ready");
   if (dv.status?.phase !== "Succeeded" || ready?.status !== "True")
     throw new Error(`DataVolume ${dataVolume} is ${dv.status?.phase}, not Succeeded`);
-  return between(dv.metadata.creationTimestamp, ready.lastTransitionTime);
+  return (Date.parse(ready.lastTransitionTime) - Date.parse(dv.metadata.creationTimestamp)) / 1000;
 }
 
 function sameArtifacts(what: string, restored: ArtifactCheck, source: ArtifactCheck): void {
@@ -156,7 +156,7 @@ async function bench(): Promise<number> {
     const source = checkArtifacts(NS, "pulp");
 
     // Into a new stack beside the source, from its backups volume.
-    writeStackConfig(
+    freshStack(
       FROM_VOLUME,
       {
         namespace: NS,
@@ -169,8 +169,6 @@ async function bench(): Promise<number> {
       },
       DEV_STACK,
     );
-    pulumi(FROM_VOLUME, ["stack", "rm", "--force", "--yes"]);
-    mustPulumi(FROM_VOLUME, ["stack", "init"]);
     backupTool(NS, "keys", id, "--stack", FROM_VOLUME);
     const fromVolume = mustPulumi(FROM_VOLUME, ["up", "--yes", "--skip-preview"]);
     const fromVolumeJob = restoreJobSeconds(NS, `restored-restore-${id.toLowerCase()}`);
@@ -215,7 +213,7 @@ async function bench(): Promise<number> {
       ...backupLines("unchanged", unchanged),
       ...backupLines("5_new_files", incremental),
       `export_seconds ${exported.seconds.toFixed(1)}`,
-      `export_bytes ${lastJsonLine(exported.run).bytes}`,
+      `export_bytes ${lastJsonLine(exported).bytes}`,
       `restored_artifacts ${source.artifacts}`,
       `restored_artifact_bytes ${source.bytes}`,
       `restore_from_volume_up_seconds ${fromVolume.seconds.toFixed(1)}`,
@@ -230,8 +228,7 @@ async function bench(): Promise<number> {
     forward?.stop();
     storage?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
-    pulumi(FROM_VOLUME, ["stack", "rm", "--force", "--yes"]);
-    fs.rmSync(path.join(REPO, `Pulumi.${FROM_VOLUME}.yaml`), { force: true });
+    dropStack(FROM_VOLUME);
     dropStack(FROM_BUCKET, BUCKET_NS);
     pulumi(SOURCE, ["destroy", "--yes", "--skip-preview", "--exclude-protected"]);
     dropStack(SOURCE, NS);
