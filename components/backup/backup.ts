@@ -34,11 +34,9 @@ export const KEY_FILES = {
   tokenPublicKey: TOKEN_PUBLIC_KEY_FILE,
 } as const;
 
-/**
- * The installed Pulp distributions and versions as JSON, run by the interpreter Pulp itself runs with
- * (pulpcore-manager's shebang), so the manifest says what the image really carries.
- */
-const PULP_PYTHON = 'py=$(sed -n "1s/^#!//p" /usr/local/bin/pulpcore-manager)';
+/** Sets $py to the interpreter Pulp itself runs with (pulpcore-manager's shebang). */
+export const PULP_PYTHON = 'py=$(sed -n "1s/^#!//p" /usr/local/bin/pulpcore-manager)';
+/** The installed Pulp distributions and versions as JSON, so the manifest says what the image carries. */
 const VERSIONS_SCRIPT = [
   PULP_PYTHON,
   "exec $py -c 'import importlib.metadata as m, json, sys",

@@ -7,6 +7,9 @@ Pulp's own S3 dependency. Writes, under S3_PREFIX in S3_BUCKET:
   <id>.json  the backup's manifest with the archive's size and sha256: what is there, without reading it
 The archive is streamed (tar into a multipart upload); nothing is staged.
 
+`upload.py list` prints, oldest first, one line per <id>.json under the prefix (what `npm run backup --
+list` shows of the bucket), and changes nothing.
+
 Env: BACKUP_ROOT, RESULT_FILE (backup.sh's result line), KEEP, S3_BUCKET, S3_PREFIX, S3_ENDPOINT_URL and
 S3_REGION (may be empty), AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY.
 """
@@ -53,6 +56,37 @@ class Hashing:
         return chunk
 
 
+def client():
+    return boto3.client(
+        "s3",
+        endpoint_url=os.environ.get("S3_ENDPOINT_URL") or None,
+        region_name=os.environ.get("S3_REGION") or None,
+    )
+
+
+def backup_ids(s3, bucket: str, prefix: str, ext: tuple[str, ...]) -> set[str]:
+    """The ids of the backups under the prefix that have an object with one of these extensions."""
+    ids: set[str] = set()
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+        for obj in page.get("Contents", []):
+            stem, _, found = obj["Key"][len(prefix) :].rpartition(".")
+            if found in ext and ID.match(stem):
+                ids.add(stem)
+    return ids
+
+
+def list_manifests() -> None:
+    bucket, prefix = os.environ["S3_BUCKET"], os.environ["S3_PREFIX"]
+    s3 = client()
+    try:
+        for backup_id in sorted(backup_ids(s3, bucket, prefix, ("json",))):
+            body = s3.get_object(Bucket=bucket, Key=f"{prefix}{backup_id}.json")["Body"].read()
+            print(json.dumps(json.loads(body)))
+    except Exception as e:
+        print(f"cannot list s3://{bucket}/{prefix}: {e}", file=sys.stderr)
+        sys.exit(1)
+
+
 def main() -> None:
     root, bucket, prefix = os.environ["BACKUP_ROOT"], os.environ["S3_BUCKET"], os.environ["S3_PREFIX"]
     keep = int(os.environ["KEEP"])
@@ -62,11 +96,7 @@ def main() -> None:
     where = f"s3://{bucket}/{prefix}{backup_id}.tar"
     with open(f"{root}/{backup_id}/manifest.json") as f:
         manifest = json.load(f)
-    s3 = boto3.client(
-        "s3",
-        endpoint_url=os.environ.get("S3_ENDPOINT_URL") or None,
-        region_name=os.environ.get("S3_REGION") or None,
-    )
+    s3 = client()
 
     members = ["manifest.json", "keys", "config.json", "database.dump", "artifacts.list"]
     if os.path.isdir(f"{root}/{backup_id}/media"):
@@ -113,14 +143,7 @@ def main() -> None:
     print(f"upload: {where}: {body.bytes} bytes in {seconds} s, sha256 {archive['sha256']}", flush=True)
 
     # Retention: the newest KEEP backups under the prefix (archive and manifest) stay.
-    ids: set[str] = set()
-    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
-        for obj in page.get("Contents", []):
-            name = obj["Key"][len(prefix) :]
-            stem, _, ext = name.rpartition(".")
-            if ext in ("tar", "json") and ID.match(stem):
-                ids.add(stem)
-    for old in sorted(ids, reverse=True)[keep:]:
+    for old in sorted(backup_ids(s3, bucket, prefix, ("tar", "json")), reverse=True)[keep:]:
         s3.delete_objects(
             Bucket=bucket,
             Delete={"Objects": [{"Key": f"{prefix}{old}.tar"}, {"Key": f"{prefix}{old}.json"}]},
@@ -135,4 +158,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["list"]:
+        list_manifests()
+    else:
+        main()

@@ -3,7 +3,7 @@
 export const USAGE = [
   "usage: npm run backup -- <command> [-n <namespace>] [--instance <name>] [--kubeconfig <file>]",
   "  now [--timeout <seconds>]     take a backup now and wait for it",
-  "  list                          the backups in the install's backups volume",
+  "  list                          the backups in the install's backups volume and, with backup.s3, its bucket",
   "  export <id> [-o <file>]       one backup as a tar (manifest.json first), by default ./pulp-backup-<id>.tar",
   "  keys <id> [--stack <name>] [--claim <pvc> | --archive <file>]",
   "                                set a restore's keys in the stack config from the backup (pulumi config set --secret),",

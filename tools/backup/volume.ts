@@ -4,7 +4,7 @@
 import { spawn, spawnSync } from "child_process";
 import * as crypto from "crypto";
 import * as fs from "fs";
-import { KEY_FILES } from "../../components/backup/backup";
+import { KEY_FILES, PULP_PYTHON } from "../../components/backup/backup";
 import { RESTORE_KEYS } from "../../components/config/rules";
 import { Kube, run } from "../kube";
 import { BackupArgs } from "./args";
@@ -17,15 +17,28 @@ export interface ExportResult {
   sha256: string;
 }
 
-/** The reader pod's manifest, from the CronJob's pod template. */
+/** What a reader pod reads: another volume than the CronJob's, and the bucket too (list). */
+export interface ReaderOptions {
+  claim?: string;
+  bucket?: boolean;
+}
+
+/**
+ * The reader pod's manifest, from the CronJob's pod template. With `bucket` and backups in object
+ * storage, a second container made like the upload one (the Pulp image, its S3 settings and credentials)
+ * reads the bucket with upload.py.
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function readerPod(cronJob: any, name: string, claim?: string): Record<string, unknown> {
+export function readerPod(cronJob: any, name: string, options: ReaderOptions = {}): Record<string, unknown> {
   const template = cronJob.spec.jobTemplate.spec.template.spec;
   // With object storage the backup container is an init container (the upload runs after it).
   const backup = [...(template.initContainers ?? []), ...template.containers].find(
     (c: { name: string }) => c.name === "backup",
   );
+  const upload = options.bucket && template.containers.find((c: { name: string }) => c.name === "upload");
   const volume = template.volumes.find((v: { name: string }) => v.name === "backups");
+  const script = template.volumes.find((v: { name: string }) => v.name === "script");
+  const resources = { requests: { cpu: "10m", memory: "32Mi" }, limits: { memory: "256Mi" } };
   return {
     apiVersion: "v1",
     kind: "Pod",
@@ -46,32 +59,54 @@ export function readerPod(cronJob: any, name: string, claim?: string): Record<st
           image: backup.image,
           command: ["sleep", "3600"],
           securityContext: backup.securityContext,
-          resources: { requests: { cpu: "10m", memory: "32Mi" }, limits: { memory: "256Mi" } },
+          resources,
           volumeMounts: [{ name: "backups", mountPath: "/backups", readOnly: true }],
         },
+        ...(upload
+          ? [
+              {
+                name: "bucket",
+                image: upload.image,
+                command: ["sleep", "3600"],
+                env: upload.env,
+                securityContext: upload.securityContext,
+                resources: { ...resources, limits: { memory: "512Mi" } },
+                volumeMounts: [
+                  { name: "script", mountPath: "/opt/backup", readOnly: true },
+                  { name: "tmp", mountPath: "/tmp" },
+                ],
+              },
+            ]
+          : []),
       ],
       volumes: [
         {
           name: "backups",
           persistentVolumeClaim: {
-            claimName: claim ?? volume.persistentVolumeClaim.claimName,
+            claimName: options.claim ?? volume.persistentVolumeClaim.claimName,
             readOnly: true,
           },
         },
+        ...(upload ? [script, { name: "tmp", emptyDir: {} }] : []),
       ],
     },
   };
 }
 
+/** A command line that runs `script` in the reader pod's `reader` container, or its `bucket` one. */
+type Exec = (script: string, container?: "reader" | "bucket") => string[];
+
 /** Runs `use` with a reader pod of the backups volume, and deletes the pod after, whatever happens. */
 async function withReader<T>(
   kube: Kube,
   args: BackupArgs,
-  use: (exec: (script: string) => string[]) => Promise<T>,
+  use: (exec: Exec, bucket: boolean) => Promise<T>,
+  options: { bucket?: boolean } = {},
 ): Promise<T> {
   const cronJob = readBackupCronJob(kube, args);
   const name = `${args.instance}-backup-reader-${process.pid}`;
-  const applied = run(kube, ["apply", "-f", "-"], JSON.stringify(readerPod(cronJob, name, args.claim)));
+  const pod = readerPod(cronJob, name, { claim: args.claim, bucket: options.bucket });
+  const applied = run(kube, ["apply", "-f", "-"], JSON.stringify(pod));
   if (!applied.ok) throw new Error(`cannot create the reader pod ${name}: ${applied.stderr.trim()}`);
   try {
     const ready = run(kube, [
@@ -95,38 +130,101 @@ async function withReader<T>(
         `the reader pod ${name} did not start within 25 s: ${events.stdout.trim() || ready.stderr.trim()}`,
       );
     }
-    const execArgs = (script: string) => ["exec", "-n", args.namespace, name, "--", "sh", "-ec", script];
-    return await use(execArgs);
+    const exec: Exec = (script, container = "reader") => [
+      "exec",
+      "-n",
+      args.namespace,
+      name,
+      "-c",
+      container,
+      "--",
+      "sh",
+      "-ec",
+      script,
+    ];
+    const containers = (pod.spec as { containers: unknown[] }).containers;
+    return await use(exec, containers.length > 1);
   } finally {
     run(kube, ["delete", "pod", "-n", args.namespace, name, "--wait=false"]);
   }
 }
 
-/** One line per complete backup, oldest first: id, pulpcore, database and artifact sizes. */
-export async function listBackups(kube: Kube, args: BackupArgs): Promise<string> {
-  return withReader(kube, args, async (exec) => {
-    const r = run(
-      kube,
-      exec('for m in /backups/*/manifest.json; do [ -f "$m" ] && cat "$m" && echo; done; true'),
-    );
-    if (!r.ok) throw new Error(`cannot read the backups volume: ${r.stderr.trim()}`);
-    const manifests = r.stdout
-      .split(/\n(?=\{)/)
-      .filter((text) => text.trim())
-      .map((text) => JSON.parse(text));
-    if (manifests.length === 0)
-      return `no backups yet in ${args.instance}-backups (npm run backup -- now takes one)\n`;
-    const rows = manifests.map((m) =>
-      [
-        m.id,
-        m.versions?.pulpcore ?? "?",
-        `${m.database.bytes} B`,
-        `${m.artifacts.files} files`,
-        `${m.artifacts.bytes} B`,
-      ].join("\t"),
-    );
-    return `${["id", "pulpcore", "database", "artifacts", "artifact bytes"].join("\t")}\n${rows.join("\n")}\n`;
+/** What `list` shows of one backup's manifest (manifest.json in the volume, <id>.json in the bucket). */
+export interface ListedManifest {
+  id: string;
+  versions?: { pulpcore?: string };
+  database: { bytes: number };
+  artifacts: { files: number; bytes: number };
+  archive?: { key: string; bytes: number };
+}
+
+/** Manifests printed one after another, each a JSON object starting on a line of its own. */
+function parseManifests(text: string): ListedManifest[] {
+  return text
+    .split(/\n(?=\{)/)
+    .filter((part) => part.trim())
+    .map((part) => JSON.parse(part));
+}
+
+/**
+ * One line per backup, oldest first: id, pulpcore, database and artifact sizes, and where it is (the
+ * volume, the bucket or both). Backups only the bucket still holds (the volume's `keep` is per place)
+ * are listed too.
+ */
+export function backupTable(volume: ListedManifest[], bucket?: ListedManifest[]): string {
+  const byId = new Map<string, { manifest: ListedManifest; where: string[] }>();
+  for (const [place, manifests] of [
+    ["volume", volume],
+    ["s3", bucket ?? []],
+  ] as const) {
+    for (const m of manifests) {
+      const row = byId.get(m.id) ?? { manifest: m, where: [] };
+      row.where.push(place);
+      byId.set(m.id, row);
+    }
+  }
+  const rows = [...byId.keys()].sort().map((id) => {
+    const { manifest: m, where } = byId.get(id)!;
+    return [
+      m.id,
+      m.versions?.pulpcore ?? "?",
+      `${m.database.bytes} B`,
+      `${m.artifacts.files} files`,
+      `${m.artifacts.bytes} B`,
+      ...(bucket ? [where.join(", ")] : []),
+    ].join("\t");
   });
+  const header = ["id", "pulpcore", "database", "artifacts", "artifact bytes", ...(bucket ? ["where"] : [])];
+  return `${header.join("\t")}\n${rows.join("\n")}\n`;
+}
+
+/**
+ * The kept backups in the volume and, with backup.s3, in the bucket (read by upload.py in the reader
+ * pod, with the CronJob's credentials).
+ */
+export async function listBackups(kube: Kube, args: BackupArgs): Promise<string> {
+  return withReader(
+    kube,
+    args,
+    async (exec, hasBucket) => {
+      const r = run(
+        kube,
+        exec('for m in /backups/*/manifest.json; do [ -f "$m" ] && cat "$m" && echo; done; true'),
+      );
+      if (!r.ok) throw new Error(`cannot read the backups volume: ${r.stderr.trim()}`);
+      const volume = parseManifests(r.stdout);
+      let bucket: ListedManifest[] | undefined;
+      if (hasBucket) {
+        const b = run(kube, exec(`${PULP_PYTHON}\nexec $py /opt/backup/upload.py list`, "bucket"));
+        if (!b.ok) throw new Error(`cannot read the backups bucket: ${b.stderr.trim()}`);
+        bucket = parseManifests(b.stdout);
+      }
+      if (volume.length + (bucket?.length ?? 0) === 0)
+        return `no backups yet in ${args.instance}-backups (npm run backup -- now takes one)\n`;
+      return backupTable(volume, bucket);
+    },
+    { bucket: true },
+  );
 }
 
 /**

@@ -329,6 +329,18 @@ test("the second backup comes from object storage (a presigned URL, the real CDI
   const kept = storage!.list(BUCKET, `${NS}/pulp/`).map((o) => o.key);
   expect(kept).toHaveLength(4);
   expect(kept.slice(2)).toEqual([`${NS}/pulp/${otherId}.json`, `${NS}/pulp/${otherId}.tar`]);
+  // `npm run backup -- list` reads both places: each kept backup is in the volume and in the bucket.
+  const listed = backupTool(NS, "list");
+  expect({ ok: listed.ok, stderr: listed.stderr }).toEqual({ ok: true, stderr: expect.any(String) });
+  const where = Object.fromEntries(
+    listed.stdout
+      .trim()
+      .split("\n")
+      .slice(1)
+      .map((line) => [line.split("\t")[0], line.split("\t")[5]]),
+  );
+  const bucketIds = kept.filter((k) => k.endsWith(".json")).map((k) => path.basename(k, ".json"));
+  expect(where).toEqual(Object.fromEntries(bucketIds.map((id) => [id, "volume, s3"])));
   const url = storage!.presign(BUCKET, key, 3600);
   // The keys from the archive, as before anything exists (the same keys: one source install).
   const keys = backupTool(NS, "keys", otherId, "--archive", archive, "--stack", TARGET);
