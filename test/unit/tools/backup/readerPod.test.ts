@@ -30,8 +30,9 @@ test("the reader pod runs the backup image as the backup does, with the volume r
   expect(pod.metadata.namespace).toBe("pulp");
 });
 
-test("with backups also in object storage (the backup an init container), the reader still runs the backup image", async () => {
-  const run = await render(
+/** An install whose backups go to object storage too. */
+const renderWithBucket = () =>
+  render(
     {
       ...MINIMAL,
       backup: {
@@ -42,23 +43,16 @@ test("with backups also in object storage (the backup an init container), the re
     },
     { backupS3SecretAccessKey: "s3-secret" },
   );
+
+test("with backups also in object storage (the backup an init container), the reader still runs the backup image", async () => {
+  const run = await renderWithBucket();
   const pod = readerPod(run.k8s("CronJob", "pulp-backup").inputs, "pulp-backup-reader-2") as any;
   expect(pod.spec.containers[0].image).toBe("ghcr.io/cloudnative-pg/postgresql:16.4");
   expect(restrictedViolations(pod.spec)).toEqual([]);
 });
 
 test("for `list` with backups in object storage, a second container reads the bucket as the upload does", async () => {
-  const run = await render(
-    {
-      ...MINIMAL,
-      backup: {
-        enabled: true,
-        image: "ghcr.io/cloudnative-pg/postgresql:16.4",
-        s3: { bucket: "pulp-backups", accessKeyId: "AKIAEXAMPLE" },
-      },
-    },
-    { backupS3SecretAccessKey: "s3-secret" },
-  );
+  const run = await renderWithBucket();
   const cronJob = run.k8s("CronJob", "pulp-backup").inputs;
   const upload = cronJob.spec.jobTemplate.spec.template.spec.containers[0];
   const pod = readerPod(cronJob, "pulp-backup-reader-3", { bucket: true }) as any;
