@@ -212,6 +212,7 @@ export class Pulp extends pulumi.ComponentResource {
       apiRoot: config.apiRoot,
       contentPathPrefix: config.contentPathPrefix,
       pulpcoreVersion: config.pulpcoreVersion,
+      workerType: config.workerType,
     };
 
     // A backup that comes in over http is unpacked into a DataVolume's PVC first: before anything stops,

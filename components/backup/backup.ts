@@ -14,6 +14,7 @@ import {
 } from "../settings/render";
 import { fixedName, Identity, labels, runningLabels } from "../shared/labels";
 import { PodDefaults, restricted } from "../workload/podSecurity";
+import { PULP_PYTHON } from "../workload/pulpProcess";
 
 /** The script the Job runs (shellchecked in the repository, shipped in a ConfigMap). */
 export const BACKUP_SCRIPT = fs.readFileSync(path.join(__dirname, "backup.sh"), "utf8");
@@ -34,8 +35,6 @@ export const KEY_FILES = {
   tokenPublicKey: TOKEN_PUBLIC_KEY_FILE,
 } as const;
 
-/** Sets $py to the interpreter Pulp itself runs with (pulpcore-manager's shebang). */
-export const PULP_PYTHON = 'py=$(sed -n "1s/^#!//p" /usr/local/bin/pulpcore-manager)';
 /** The installed Pulp distributions and versions as JSON, so the manifest says what the image carries. */
 const VERSIONS_SCRIPT = [
   PULP_PYTHON,

@@ -1,6 +1,8 @@
 // The pod spec of a Pulp process (api, content, worker, or the migration Job): one image, the process
 // chosen by command, settings.py and keys mounted from Secrets, secrets as PULP_* env.
 import * as k8s from "@pulumi/kubernetes";
+import * as fs from "fs";
+import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import { compareVersions, parseVersion } from "../config/formats";
 import { ProbeTuning, ResourcesConfig } from "../config/schema";
@@ -36,7 +38,20 @@ export interface PulpRuntime {
   contentPathPrefix: string;
   /** The release the image runs ("" when unknown): some probes depend on it. */
   pulpcoreVersion: string;
+  /** The tasking system: the "pulpcore" workers' check wakes stranded tasks (workerCheck.py). */
+  workerType: "pulpcore" | "redis";
 }
+
+/** Sets $py to the interpreter Pulp itself runs with (pulpcore-manager's shebang). */
+export const PULP_PYTHON = 'py=$(sed -n "1s/^#!//p" /usr/local/bin/pulpcore-manager)';
+
+/**
+ * The worker's startup and readiness check; with --wake it wakes the workers for stranded tasks. It goes
+ * into the probe without its docstring, which explains it here, not in every pod's description.
+ */
+export const WORKER_CHECK_SCRIPT = fs
+  .readFileSync(path.join(__dirname, "workerCheck.py"), "utf8")
+  .replace(/^"""[\s\S]*?"""\n/, "# Pulp on Kubernetes, components/workload/workerCheck.py\n");
 
 /** From 3.112.0 on, `livez` skips the domain lookup, so it answers while the database is down. */
 const LIVEZ_WITHOUT_DATABASE = parseVersion("3.112.0")!;
@@ -156,9 +171,13 @@ export function pulpProbes(process: PulpProcess, rt: PulpRuntime, tuning: ProbeT
         { tcpSocket: { port: CONTENT_PORT }, periodSeconds: 20, timeoutSeconds: 5, failureThreshold: 5 },
         tuning,
       );
-    case "worker":
+    case "worker": {
       // No HTTP port; a worker busy with a long task must not be killed, so there is no liveness probe.
-      return probeSet({ exec: { command: ["/usr/bin/wait_on_postgres.py"] } }, undefined, tuning, 30);
+      // The script travels as an argument: nothing to mount, and a change to it rolls the workers.
+      const command = ["/bin/sh", "-c", `${PULP_PYTHON}\nexec "$py" -c "$@"`, "worker-check"];
+      const args = [WORKER_CHECK_SCRIPT, ...(rt.workerType === "pulpcore" ? ["--wake"] : [])];
+      return probeSet({ exec: { command: [...command, ...args] } }, undefined, tuning, 30);
+    }
   }
 }
 

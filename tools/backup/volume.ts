@@ -4,7 +4,8 @@
 import { spawn, spawnSync } from "child_process";
 import * as crypto from "crypto";
 import * as fs from "fs";
-import { KEY_FILES, PULP_PYTHON } from "../../components/backup/backup";
+import { KEY_FILES } from "../../components/backup/backup";
+import { PULP_PYTHON } from "../../components/workload/pulpProcess";
 import { RESTORE_KEYS } from "../../components/config/rules";
 import { Kube, run } from "../kube";
 import { BackupArgs } from "./args";

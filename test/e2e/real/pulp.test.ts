@@ -10,10 +10,12 @@ import {
   freshStack,
   getJson,
   items,
+  kubectl,
   kubectlTry,
   mustPulumi,
   oldPodsGone,
   revisions,
+  waitUntil,
 } from "../../../testbed/harness";
 import { REPO } from "../../../testbed/local/environment";
 import {
@@ -21,6 +23,7 @@ import {
   get,
   portForward,
   Pulp,
+  postJson,
   pulpCli,
   pullImage,
   sha256,
@@ -117,6 +120,37 @@ test("file content: upload, publish, distribute, and download it through the con
   const download = await get(`${ORIGIN}${contentPath}`);
   expect(download.status).toBe(200);
   expect(sha256(download.body)).toBe(sha256(data));
+});
+
+// pulpcore's workers look for waiting tasks only when woken (a dispatch, a finished task, their cleanup
+// every 10-100 heartbeats): a task dispatched while no worker listened would wait up to an hour after one
+// starts. The worker check (components/workload/workerCheck.py) wakes them.
+test("a task dispatched while no worker runs completes soon after a worker starts", async () => {
+  const replicas = getJson(["deployment", "-n", NS, "pulp-worker"]).spec.replicas;
+  const workerPods = () => items("pods", NS).filter((p) => p.metadata.name.startsWith("pulp-worker-"));
+  kubectl(["scale", "deployment", "-n", NS, "pulp-worker", "--replicas=0"]);
+  let task = { state: "", pulp_href: "" };
+  try {
+    await waitUntil("the worker pods gone", 120, () => workerPods().length === 0);
+    // Orphan cleanup keeps anything younger than a day by default: a task that changes nothing here.
+    const dispatched = await postJson(pulp, "/pulp/api/v3/orphans/cleanup/", {});
+    expect(dispatched.status).toBe(202);
+    task = pulpCli(pulp, ["task", "show", "--href", dispatched.json.task]);
+    expect(task.state).toBe("waiting");
+  } finally {
+    kubectl(["scale", "deployment", "-n", NS, "pulp-worker", `--replicas=${replicas}`]);
+  }
+  const started = Date.now();
+  await waitUntil(
+    "the task dispatched while no worker ran completed",
+    180,
+    () => {
+      task = pulpCli(pulp, ["task", "show", "--href", task.pulp_href]);
+      return task.state === "completed";
+    },
+    { intervalMs: 3000, detail: () => JSON.stringify(task) },
+  );
+  timings.strandedTaskSeconds = (Date.now() - started) / 1000;
 });
 
 test("container registry with token auth off: skopeo pushes to /v2/ and pulls back the same layers", () => {

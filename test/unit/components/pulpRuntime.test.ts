@@ -28,6 +28,7 @@ const runtime = (pulpcoreVersion: string): PulpRuntime => ({
   apiRoot: "/pulp/",
   contentPathPrefix: "/pulp/content/",
   pulpcoreVersion,
+  workerType: "pulpcore",
 });
 const noTuning = { startup: {}, readiness: {}, liveness: {} };
 

@@ -1,0 +1,109 @@
+// Unit: the worker's startup and readiness check (components/workload/workerCheck.py) as the probe runs
+// it, against a stand-in for Django's database connection that records the SQL (python3 is part of the
+// toolchain the tests need: missing, this fails). Real Pulp runs it in test/e2e/real/pulp.test.ts: a task
+// dispatched while no worker runs completes once one starts.
+import { execFileSync, spawnSync } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { pulpProbes, PulpRuntime } from "../../../../components/workload/pulpProcess";
+
+const runtime = (workerType: PulpRuntime["workerType"]): PulpRuntime => ({
+  image: "quay.io/pulp/pulp-minimal:3.123.1",
+  settingsSecretName: "settings",
+  secretKey: { name: "keys", key: "secret-key" },
+  dbFieldsKey: { name: "fernet", key: "database_fields.symmetric.key" },
+  databasePassword: { name: "db-app", key: "password" },
+  dataVolume: { name: "data", emptyDir: {} },
+  apiRoot: "/pulp/",
+  contentPathPrefix: "/pulp/content/",
+  pulpcoreVersion: "3.123.1",
+  workerType,
+});
+const noTuning = { startup: {}, readiness: {}, liveness: {} };
+const probeCommand = (workerType: PulpRuntime["workerType"]) =>
+  (pulpProbes("worker", runtime(workerType), noTuning).readinessProbe as { exec: { command: string[] } }).exec
+    .command;
+
+// django.db as the script uses it: `up` says whether the database answers, `stranded` what the count
+// returns (an exception name to raise instead); every statement is printed as "SQL: ...".
+const FAKE_DJANGO_DB = `
+import os
+class DatabaseError(Exception): pass
+class OperationalError(DatabaseError): pass
+class Cursor:
+    def __enter__(self): return self
+    def __exit__(self, *a): return False
+    def execute(self, sql, params=None):
+        print("SQL:", " ".join(sql.split()), params)
+        if "count(*)" in sql and os.environ["STRANDED"] == "error":
+            raise DatabaseError('relation "core_task" does not exist')
+    def fetchone(self): return (int(os.environ["STRANDED"]),)
+class Connection:
+    def ensure_connection(self):
+        if os.environ["UP"] != "1": raise OperationalError("connection refused")
+    def cursor(self): return Cursor()
+connection = Connection()
+`;
+
+/** Runs the probe's command line as the kubelet would, with python3 for Pulp's interpreter. */
+function runCheck(workerType: PulpRuntime["workerType"], env: { UP: string; STRANDED: string }) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "worker-check-"));
+  fs.mkdirSync(path.join(dir, "django"));
+  fs.writeFileSync(path.join(dir, "django", "__init__.py"), "");
+  fs.writeFileSync(path.join(dir, "django", "db.py"), FAKE_DJANGO_DB);
+  const [, , script, ...args] = probeCommand(workerType);
+  // The interpreter line reads pulpcore-manager's shebang; here python3 stands in for it.
+  const r = spawnSync("sh", ["-c", script.replace(/^py=.*$/m, "py=python3"), ...args], {
+    encoding: "utf8",
+    env: { ...process.env, PYTHONPATH: dir, ...env },
+  });
+  fs.rmSync(dir, { recursive: true, force: true });
+  if (r.error) throw r.error;
+  return { code: r.status, sql: r.stdout.split("\n").filter((l) => l.startsWith("SQL:")), out: r.stdout };
+}
+
+test("the command line parses as sh and the script compiles as Python", () => {
+  const [sh, dashC, script] = probeCommand("pulpcore");
+  expect([sh, dashC]).toEqual(["/bin/sh", "-c"]);
+  expect(() => execFileSync("sh", ["-n", "-c", script])).not.toThrow();
+  const python = probeCommand("pulpcore")[4];
+  expect(() =>
+    execFileSync("python3", ["-c", "import sys; compile(sys.stdin.read(), 'check', 'exec')"], {
+      input: python,
+    }),
+  ).not.toThrow();
+  // The same check starts and readies the worker.
+  const probes = pulpProbes("worker", runtime("pulpcore"), noTuning);
+  expect(probes.startupProbe).toMatchObject({ exec: { command: probeCommand("pulpcore") } });
+  expect(probes.livenessProbe).toBeUndefined();
+});
+
+test("not ready while the database does not answer, and nothing else is tried", () => {
+  const r = runCheck("pulpcore", { UP: "0", STRANDED: "1" });
+  expect([r.code, r.sql]).toEqual([1, []]);
+  expect(r.out).toContain("the database does not answer: connection refused");
+});
+
+test("a stranded task wakes the workers once; none, no wakeup", () => {
+  const stranded = runCheck("pulpcore", { UP: "1", STRANDED: "2" });
+  expect(stranded.code).toBe(0);
+  expect(stranded.sql).toHaveLength(2);
+  expect(stranded.sql[0]).toMatch(/^SQL: SELECT count\(\*\) FROM core_task waiting WHERE .* \[10\]$/);
+  expect(stranded.sql[1]).toBe("SQL: SELECT pg_notify('pulp_worker_wakeup', 'unblock') None");
+  expect(stranded.out).toContain("woke the workers for 2 stranded task(s)");
+  const none = runCheck("pulpcore", { UP: "1", STRANDED: "0" });
+  expect([none.code, none.sql.length]).toEqual([0, 1]);
+});
+
+test("a failed look for stranded tasks leaves the worker ready, and says why", () => {
+  const r = runCheck("pulpcore", { UP: "1", STRANDED: "error" });
+  expect([r.code, r.sql.length]).toEqual([0, 1]);
+  expect(r.out).toContain('cannot look for stranded tasks: relation "core_task" does not exist');
+});
+
+test("the redis worker type (no unblocking in the database) only checks the database", () => {
+  expect(probeCommand("redis")).not.toContain("--wake");
+  const r = runCheck("redis", { UP: "1", STRANDED: "3" });
+  expect([r.code, r.sql]).toEqual([0, []]);
+});
