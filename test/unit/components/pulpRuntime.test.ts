@@ -5,7 +5,8 @@ import { parseConfig } from "../../../components/config/parse";
 import { MIGRATE_SCRIPT } from "../../../components/migration/migrationJob";
 import { renderSettings, settingsValues, SettingsInput } from "../../../components/settings/render";
 import { renderNginxConf } from "../../../components/web/nginx";
-import { pulpEnv, pulpProbes, PulpRuntime } from "../../../components/workload/pulpProcess";
+import { pulpEnv, pulpProbes } from "../../../components/workload/pulpProcess";
+import { NO_PROBE_TUNING, pulpRuntime } from "../helpers/runtime";
 
 const settings: SettingsInput = {
   contentOrigin: "https://pulp.example.com",
@@ -18,19 +19,8 @@ const settings: SettingsInput = {
   extra: {},
 };
 
-const runtime = (pulpcoreVersion: string): PulpRuntime => ({
-  image: `quay.io/pulp/pulp-minimal:${pulpcoreVersion}`,
-  settingsSecretName: "settings",
-  secretKey: { name: "keys", key: "secret-key" },
-  dbFieldsKey: { name: "fernet", key: "database_fields.symmetric.key" },
-  databasePassword: { name: "db-app", key: "password" },
-  dataVolume: { name: "data", emptyDir: {} },
-  apiRoot: "/pulp/",
-  contentPathPrefix: "/pulp/content/",
-  pulpcoreVersion,
-  workerType: "pulpcore",
-});
-const noTuning = { startup: {}, readiness: {}, liveness: {} };
+const runtime = (pulpcoreVersion: string) => pulpRuntime({ pulpcoreVersion });
+const noTuning = NO_PROBE_TUNING;
 
 const nginx = (listenIPv6: boolean) =>
   renderNginxConf({

@@ -7,26 +7,16 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { pulpProbes, PulpRuntime } from "../../../../components/workload/pulpProcess";
+import { NO_PROBE_TUNING, pulpRuntime } from "../../helpers/runtime";
 
-const runtime = (workerType: PulpRuntime["workerType"]): PulpRuntime => ({
-  image: "quay.io/pulp/pulp-minimal:3.123.1",
-  settingsSecretName: "settings",
-  secretKey: { name: "keys", key: "secret-key" },
-  dbFieldsKey: { name: "fernet", key: "database_fields.symmetric.key" },
-  databasePassword: { name: "db-app", key: "password" },
-  dataVolume: { name: "data", emptyDir: {} },
-  apiRoot: "/pulp/",
-  contentPathPrefix: "/pulp/content/",
-  pulpcoreVersion: "3.123.1",
-  workerType,
-});
-const noTuning = { startup: {}, readiness: {}, liveness: {} };
+const runtime = (workerType: PulpRuntime["workerType"]) => pulpRuntime({ workerType });
+const noTuning = NO_PROBE_TUNING;
 const probeCommand = (workerType: PulpRuntime["workerType"]) =>
   (pulpProbes("worker", runtime(workerType), noTuning).readinessProbe as { exec: { command: string[] } }).exec
     .command;
 
-// django.db as the script uses it: `up` says whether the database answers, `stranded` what the count
-// returns (an exception name to raise instead); every statement is printed as "SQL: ...".
+// django.db as the script uses it: env UP=1 says the database answers, STRANDED what the count returns
+// ("error": the count raises instead); every statement is printed as "SQL: ...".
 const FAKE_DJANGO_DB = `
 import os
 class DatabaseError(Exception): pass
