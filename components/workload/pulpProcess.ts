@@ -53,6 +53,30 @@ export const WORKER_CHECK_SCRIPT = fs
   .readFileSync(path.join(__dirname, "workerCheck.py"), "utf8")
   .replace(/^"""[\s\S]*?"""\n/, "# Pulp on Kubernetes, components/workload/workerCheck.py\n");
 
+/**
+ * The content app's startup check: HEAD on its distribution listing, which answers before the listing
+ * query. With DOMAIN_ENABLED the listing is only at <prefix><domain>/ and the bare prefix is a 404
+ * (pulpcore/content/__init__.py@3.116.0), so the default domain's listing is asked next.
+ * Arguments: the port, then the paths to try.
+ */
+export const CONTENT_CHECK_SCRIPT = `import http.client, sys
+status = "no answer"
+for path in sys.argv[2:]:
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=4)
+        c.request("HEAD", path)
+        status = c.getresponse().status
+    except OSError as e:
+        status = e
+        break
+    if status < 300:
+        sys.exit(0)
+    if status != 404:
+        break
+print("content app: HEAD", path, "->", status)
+sys.exit(1)
+`;
+
 /** From 3.112.0 on, `livez` skips the domain lookup, so it answers while the database is down. */
 const LIVEZ_WITHOUT_DATABASE = parseVersion("3.112.0")!;
 
@@ -127,13 +151,15 @@ const tuned = (base: Probe, tuning: ProbeTuning): Probe => ({ ...base, ...tuning
 
 /**
  * One check used twice: as the startup probe, patient enough for the entrypoint's waits on the database
- * and on migrations (10 minutes), then as the readiness probe. Liveness is separate, or absent.
+ * and on migrations (10 minutes), then as the readiness probe (unless another is given). Liveness is
+ * separate, or absent.
  */
 function probeSet(
   check: Probe,
   liveness: Probe | undefined,
   tuning: ProbeTunings,
   readinessPeriodSeconds = 10,
+  readiness: Probe = check,
 ): Pick<Container, "startupProbe" | "readinessProbe" | "livenessProbe"> {
   return {
     startupProbe: tuned(
@@ -141,7 +167,7 @@ function probeSet(
       tuning.startup,
     ),
     readinessProbe: tuned(
-      { ...check, periodSeconds: readinessPeriodSeconds, timeoutSeconds: 10, failureThreshold: 3 },
+      { ...readiness, periodSeconds: readinessPeriodSeconds, timeoutSeconds: 10, failureThreshold: 3 },
       tuning.readiness,
     ),
     livenessProbe: liveness && tuned(liveness, tuning.liveness),
@@ -163,14 +189,24 @@ export function pulpProbes(process: PulpProcess, rt: PulpRuntime, tuning: ProbeT
           : { tcpSocket: { port: API_PORT }, ...patient },
         tuning,
       );
-    case "content":
-      // The content app lists distributions at its prefix. (readyz.py picks its check from PID 1's command
-      // line, which after exec names neither pulp-api nor pulp-content, and so always passes.)
+    case "content": {
+      // Started once the app answers its distribution listing (readyz.py cannot tell: it picks its check
+      // from PID 1's command line, which after exec names neither pulp-api nor pulp-content). Ready while it
+      // accepts connections: every request, HEAD included, looks its domain up in the database
+      // (pulpcore/content/authentication.py validate_domain), so an HTTP readiness check would take every
+      // pod out of the Service for a database blip, in which no request can be served anyway.
+      const command = ["/bin/sh", "-c", `${PULP_PYTHON}\nexec "$py" -c "$@"`, "content-check"];
+      const paths = [rt.contentPathPrefix, `${rt.contentPathPrefix}default/`];
+      const args = [CONTENT_CHECK_SCRIPT, String(CONTENT_PORT), ...paths];
+      const tcp = { tcpSocket: { port: CONTENT_PORT } };
       return probeSet(
-        { httpGet: { path: rt.contentPathPrefix, port: CONTENT_PORT } },
-        { tcpSocket: { port: CONTENT_PORT }, periodSeconds: 20, timeoutSeconds: 5, failureThreshold: 5 },
+        { exec: { command: [...command, ...args] } },
+        { ...tcp, periodSeconds: 20, timeoutSeconds: 5, failureThreshold: 5 },
         tuning,
+        10,
+        tcp,
       );
+    }
     case "worker": {
       // No HTTP port; a worker busy with a long task must not be killed, so there is no liveness probe.
       // The script travels as an argument: nothing to mount, and a change to it rolls the workers.

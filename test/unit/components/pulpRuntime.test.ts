@@ -113,10 +113,13 @@ test("#10 settings that need a newer pulpcore are refused for older images", () 
   ).toMatch(/storage\.s3.*needs pulpcore >= 3\.70\.0/s);
 });
 
-test("#11 content readiness asks the content app over HTTP", () => {
-  expect(pulpProbes("content", runtime("3.123.1"), noTuning).readinessProbe).toMatchObject({
-    httpGet: { path: "/pulp/content/", port: 24816 },
-  });
+test("#11 content startup asks the content app over HTTP (its listing, HEAD), not readyz.py", () => {
+  const command = (
+    pulpProbes("content", runtime("3.123.1"), noTuning).startupProbe as { exec: { command: string[] } }
+  ).exec.command;
+  expect(command.slice(-3)).toEqual(["24816", "/pulp/content/", "/pulp/content/default/"]);
+  expect(command.join(" ")).toContain('c.request("HEAD", path)');
+  expect(command.join(" ")).not.toContain("readyz");
 });
 
 test("#12 the Job brings artifact checksums in line before the checks run", () => {
