@@ -1,5 +1,5 @@
 // The Stack custom resource (pulumi.com/v1, PKO v2) as a plain object: pure, so unit tests check it
-// against the real CRD schema without a cluster. Every field name here is in ../shared/crds.
+// against the real CRD schema without a cluster. Every field name here is in test/fixtures/crds.
 import { DeliveryConfig, SecretKeyRef } from "./config";
 
 export const STACK_API_VERSION = "pulumi.com/v1";

@@ -30,7 +30,7 @@ SERVICE_CIDR=10.96.0.0/16
 SERVICE_IP=10.96.0.1 # first address of SERVICE_CIDR: the `kubernetes` Service
 # Fake pod IPs handed out by kwok; nothing is routed. Not loopback: Endpoints validation rejects it.
 POD_CIDR=10.244.0.1/16
-# shared/ sits beside the checkout (CI clones it there too).
+# The repository's copy (test/fixtures/crds) unless $PULP_CRD_DIR names another.
 CRD_DIR=$(bash "$HERE/crds.sh" dir) || exit 1
 NODES=3
 # shellcheck disable=SC2034 # used by lib/objects.sh

@@ -1,64 +1,68 @@
 #!/usr/bin/env bash
-# The CustomResourceDefinitions the embedded cluster installs (CloudNativePG, CDI, Pulumi Kubernetes
-# Operator v2), found before anything long starts.
-#   testbed/cluster/crds.sh dir     print the directory to read them from, or fail saying how to get them
-#   testbed/cluster/crds.sh fetch   download them, pinned, into .state/crds (for a clone that stands alone)
-#   testbed/cluster/crds.sh ensure  dir, or fetch when no copy is found (what up:local runs first)
-# Order: $PULP_CRD_DIR; this workplace's offline copy ../shared/crds; .state/crds from `fetch`.
+# The CustomResourceDefinitions the embedded cluster installs and the unit tests validate against
+# (CloudNativePG, CDI, Pulumi Kubernetes Operator v2). The repository keeps them in test/fixtures/crds,
+# unchanged upstream files (its README), so a clone that stands alone needs no network for either.
+#   testbed/cluster/crds.sh dir          print the directory to read them from ($PULP_CRD_DIR overrides)
+#   testbed/cluster/crds.sh fetch [DIR]  download them again from the pinned commits below into DIR
+#                                        (default test/fixtures/crds: how the copy is refreshed)
+#   testbed/cluster/crds.sh ensure       same as dir (what up:local runs first)
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-STATE=${PULP_STATE_DIR:-$REPO/.state}
-FETCHED=$STATE/crds
+FIXTURES=$REPO/test/fixtures/crds
 
-# Pinned upstream sources: the commits ../shared/crds was copied from (its README). The Go module proxy
-# serves none of these commits as module versions, so the files come from the repositories themselves.
-CNPG=https://raw.githubusercontent.com/cloudnative-pg/cloudnative-pg/a95a534dbe08/config/crd/bases
-PKO=https://raw.githubusercontent.com/pulumi/pulumi-kubernetes-operator/475dbc6c9d34/operator/config/crd/bases
-CDI_GO=https://raw.githubusercontent.com/kubevirt/containerized-data-importer/c07cdb6fbd18/pkg/operator/resources/crds_generated.go
+# Pinned upstream sources (test/fixtures/crds/README.md). The Go module proxy serves none of these
+# commits as module versions, so the files come from the repositories themselves.
+CNPG=https://raw.githubusercontent.com/cloudnative-pg/cloudnative-pg/a95a534dbe0854495b863bbc1b7651f74d310916/config/crd/bases
+PKO=https://raw.githubusercontent.com/pulumi/pulumi-kubernetes-operator/475dbc6c9d34ccab38ba1d3b16c924dd8a1c59b1/operator/config/crd/bases
+CDI_GO=https://raw.githubusercontent.com/kubevirt/containerized-data-importer/c07cdb6fbd18976c44f65f1e4c0deae03e33e718/pkg/operator/resources/crds_generated.go
 FILES=(postgresql.cnpg.io_clusters.yaml postgresql.cnpg.io_poolers.yaml pulumi.com_stacks.yaml
   pulumi.com_programs.yaml auto.pulumi.com_workspaces.yaml auto.pulumi.com_updates.yaml
   cdi.kubevirt.io_datavolumes.yaml cdi.kubevirt.io_storageprofiles.yaml cdi.kubevirt.io_cdiconfigs.yaml)
 
-complete() { local f; for f in "${FILES[@]}"; do [[ -s "$1/$f" ]] || return 1; done; }
+missing() { local f; for f in "${FILES[@]}"; do [[ -s "$1/$f" ]] || echo "$f"; done; }
 
 dir() {
-  local d
-  for d in "${PULP_CRD_DIR:-}" "$REPO/../shared/crds" "$FETCHED"; do
-    [[ -n "$d" ]] && complete "$d" && { realpath "$d"; return 0; }
-  done
-  echo "no CRDs: none of \$PULP_CRD_DIR, ../shared/crds, .state/crds holds all of ${FILES[*]}." >&2
-  echo "Run: bash testbed/cluster/crds.sh fetch   (downloads them from the pinned upstream commits)" >&2
-  return 1
+  local d=${PULP_CRD_DIR:-$FIXTURES} gone
+  gone=$(missing "$d" | xargs)
+  if [[ -n $gone ]]; then
+    echo "no CRDs: ${PULP_CRD_DIR:+\$PULP_CRD_DIR=}$d lacks $gone." >&2
+    if [[ -n ${PULP_CRD_DIR:-} ]]; then
+      echo "Run: unset PULP_CRD_DIR   (the repository's copy in test/fixtures/crds is used then)" >&2
+    else
+      echo "Run: git checkout HEAD -- test/fixtures/crds   (or bash testbed/cluster/crds.sh fetch)" >&2
+    fi
+    return 1
+  fi
+  realpath "$d"
+}
+
+# CDI ships its CRDs as Go raw strings (the operator creates them), one per singular name, indented by
+# a tab; a backquote inside one is written ` + "`" + `.
+cdi_crd() {
+  awk -v key="	\"$1\": \`" 'index($0, key) == 1 { on = 1; sub(/^[^`]*`/, ""); }
+    on && /^`,?$/ { exit } on { gsub(/` \+ "`" \+ `/, "`"); print }'
 }
 
 fetch() {
-  mkdir -p "$FETCHED"
-  local f
+  local out=${1:-$FIXTURES} f go
+  mkdir -p "$out"
   for f in postgresql.cnpg.io_clusters.yaml postgresql.cnpg.io_poolers.yaml; do
-    curl -fsSL "$CNPG/$f" -o "$FETCHED/$f"
+    curl -fsSL "$CNPG/$f" -o "$out/$f"
   done
   for f in pulumi.com_stacks.yaml pulumi.com_programs.yaml auto.pulumi.com_workspaces.yaml auto.pulumi.com_updates.yaml; do
-    curl -fsSL "$PKO/$f" -o "$FETCHED/$f"
+    curl -fsSL "$PKO/$f" -o "$out/$f"
   done
-  # CDI ships its CRDs as YAML strings in Go source (the operator creates them): one raw string each.
-  local go; go=$(curl -fsSL "$CDI_GO")
-  for f in datavolumes storageprofiles cdiconfigs; do
-    awk -v key="\"$f\": \`" 'index($0, key) == 1 { on = 1; sub(/^[^`]*`/, ""); }
-      on && /^`,?$/ { exit } on { print }' <<<"$go" >"$FETCHED/cdi.kubevirt.io_$f.yaml"
+  go=$(curl -fsSL "$CDI_GO")
+  for f in datavolume storageprofile cdiconfig; do
+    cdi_crd "$f" <<<"$go" >"$out/cdi.kubevirt.io_${f}s.yaml"
   done
-  complete "$FETCHED" || { echo "fetch incomplete: see $FETCHED" >&2; return 1; }
-  echo "$FETCHED"
-}
-
-ensure() {
-  dir 2>/dev/null && return 0
-  echo "no local copy of the CRDs; downloading them from the pinned upstream commits into $FETCHED" >&2
-  fetch
+  [[ -z $(missing "$out") ]] || { echo "fetch incomplete: $out lacks $(missing "$out" | xargs)" >&2; return 1; }
+  echo "$out"
 }
 
 case "${1:-dir}" in
-  dir) dir ;;
-  fetch) fetch ;;
-  ensure) ensure ;;
-  *) echo "usage: $0 dir|fetch|ensure" >&2; exit 2 ;;
+  dir | ensure) dir ;;
+  fetch) fetch "${2:-}" ;;
+  cdi-crd) cdi_crd "$2" ;; # stdin: crds_generated.go; for checking the extraction offline
+  *) echo "usage: $0 dir|fetch [DIR]|ensure" >&2; exit 2 ;;
 esac

@@ -1,4 +1,4 @@
-// Custom resources must pass the real CRDs' schemas (../shared/crds, copied from upstream); the API
+// Custom resources must pass the real CRDs' schemas (test/fixtures/crds, copied from upstream); the API
 // server checks them again end to end.
 import Ajv from "ajv";
 import * as fs from "fs";
