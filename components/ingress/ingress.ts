@@ -16,22 +16,43 @@ export interface PulpIngressArgs {
   routes: { path: string; backend: Backend }[];
 }
 
+/**
+ * ingress-nginx's own defaults (1m body, 60 s read) answer container layer pushes with 413 and slow API
+ * calls with 504. These are pulp-operator's (controllers/repo_manager/ingress.go), but in whole seconds:
+ * ingress-nginx reads the timeouts as integers and ignores the operator's "120s". No body limit (registry
+ * pushes send layers of any size); reads and sends wait as long as pulp-web's proxy_read_timeout; connects
+ * 60 s (nginx caps them near 75 s).
+ */
+export const NGINX_INGRESS_DEFAULTS: Record<string, string> = {
+  "nginx.ingress.kubernetes.io/proxy-body-size": "0",
+  "nginx.ingress.kubernetes.io/proxy-read-timeout": "600",
+  "nginx.ingress.kubernetes.io/proxy-send-timeout": "600",
+  "nginx.ingress.kubernetes.io/proxy-connect-timeout": "60",
+};
+
+/**
+ * The "nginx" class, or none: the cluster's default class, which is ingress-nginx on most clusters, and where
+ * it is not, no other controller reads nginx.ingress.kubernetes.io annotations.
+ */
+const isNginxClass = (className: string | undefined) => className === undefined || className === "nginx";
+
 /** Ingress (or an OpenShift Route per path) for Pulp's host. */
 export class PulpIngress extends pulumi.ComponentResource {
   constructor(name: string, args: PulpIngressArgs, opts?: pulumi.ComponentResourceOptions) {
     super("pulp:ingress:PulpIngress", name, {}, opts);
     const { ingress } = args;
-    const metadata = (suffix: string) => ({
+    const metadata = (suffix: string, defaults: Record<string, string> = {}) => ({
       name: fixedName(args.identity, suffix),
       namespace: args.namespace,
       labels: labels(args.identity, "web"),
-      annotations: ingress.annotations,
+      // The user's annotations win over the defaults.
+      annotations: { ...defaults, ...ingress.annotations },
     });
     if (ingress.kind === "Ingress") {
       new k8s.networking.v1.Ingress(
         name,
         {
-          metadata: metadata("ingress"),
+          metadata: metadata("ingress", isNginxClass(ingress.className) ? NGINX_INGRESS_DEFAULTS : {}),
           spec: {
             ingressClassName: ingress.className,
             tls: ingress.tlsSecretName

@@ -1,4 +1,6 @@
-// Unit (Pulumi mocks). Routing: without pulp-web, content paths (and the registry's redirects) go to pulp-content and the rest to pulp-api; with it, all to pulp-web.
+// Unit (Pulumi mocks). Routing: without pulp-web, content paths (and the registry's redirects) go to
+// pulp-content and the rest to pulp-api; with it, all to pulp-web. Annotations: what ingress-nginx needs for
+// container pushes and slow calls (runtime review B9), the user's winning.
 import { MINIMAL } from "../../helpers/configs";
 import { render } from "../../helpers/render";
 
@@ -41,4 +43,41 @@ test("on OpenShift, one Route per path", async () => {
 
 test("no ingress unless enabled", async () => {
   expect((await render(MINIMAL)).ofType(INGRESS)).toHaveLength(0);
+});
+
+const NGINX_DEFAULTS = {
+  "nginx.ingress.kubernetes.io/proxy-body-size": "0",
+  "nginx.ingress.kubernetes.io/proxy-read-timeout": "600",
+  "nginx.ingress.kubernetes.io/proxy-send-timeout": "600",
+  "nginx.ingress.kubernetes.io/proxy-connect-timeout": "60",
+};
+
+test("for ingress-nginx (class nginx, or the default class) pushes have no body limit and long reads", async () => {
+  for (const className of ["nginx", undefined]) {
+    for (const web of [{ enabled: false }, { enabled: true }]) {
+      const [ing] = (await render({ ...MINIMAL, ingress: { ...ingress, className }, web })).ofType(INGRESS);
+      expect(ing.inputs.metadata.annotations).toEqual(NGINX_DEFAULTS);
+    }
+  }
+});
+
+test("the user's annotations win over the nginx defaults", async () => {
+  const annotations = {
+    "nginx.ingress.kubernetes.io/proxy-body-size": "512m",
+    "cert-manager.io/cluster-issuer": "letsencrypt",
+  };
+  const [ing] = (await render({ ...MINIMAL, ingress: { ...ingress, annotations } })).ofType(INGRESS);
+  expect(ing.inputs.metadata.annotations).toEqual({ ...NGINX_DEFAULTS, ...annotations });
+});
+
+test("another ingress class, or a Route, gets only the user's annotations", async () => {
+  const annotations = { "traefik.ingress.kubernetes.io/router.tls": "true" };
+  const [ing] = (
+    await render({ ...MINIMAL, ingress: { ...ingress, className: "traefik", annotations } })
+  ).ofType(INGRESS);
+  expect(ing.inputs.metadata.annotations).toEqual(annotations);
+  const routes = (await render({ ...MINIMAL, ingress: { ...ingress, kind: "Route" } })).ofType(
+    "kubernetes:route.openshift.io/v1:Route",
+  );
+  for (const route of routes) expect(route.inputs.metadata.annotations).toEqual({});
 });
