@@ -42,20 +42,35 @@ export function nonEmptySecretProblem(value: string): string | undefined {
   return undefined;
 }
 
+/** Drops the `#` lines of the supplied key without showing it (`pulumi config set` reads a piped value). */
+export const DROP_FERNET_COMMENTS =
+  "pulumi config get pulp:dbFieldsEncryptionKey | grep -v '^[[:space:]]*#' | pulumi config set --secret pulp:dbFieldsEncryptionKey";
+
 /**
- * DB_ENCRYPTION_KEY: Fernet keys, one per line (the first encrypts, all decrypt; `#` lines are comments),
- * each the URL-safe base64 of 32 bytes (44 characters).
+ * DB_ENCRYPTION_KEY: Fernet keys, one per line (the first encrypts, all decrypt), each the URL-safe base64
+ * of 32 bytes (44 characters). Pulp's key loader skips `#` lines, but its settings check decodes the file
+ * itself as one key (`Fernet(key_file.read())`, pulpcore/app/settings.py@3.116.0): base64 skips line
+ * breaks and stops at the first key's '=', so a comment is fatal before the first key and harmless after.
  */
 export function fernetKeyProblem(value: string): string | undefined {
-  const keys = value
+  const lines = value
     .split(/\r?\n/)
     .map((l) => l.trim())
-    .filter((l) => l && !l.startsWith("#"));
+    .filter((l) => l);
+  const keys = lines.filter((l) => !l.startsWith("#"));
   const valid = (k: string) =>
     /^[A-Za-z0-9_-]{43}=$/.test(k) &&
     Buffer.from(k.replace(/-/g, "+").replace(/_/g, "/"), "base64").length === 32;
-  if (keys.length > 0 && keys.every(valid)) return undefined;
-  return "a Fernet key: the URL-safe base64 of 32 random bytes, 44 characters ending in '=' (one key per line)";
+  if (keys.length === 0 || !keys.every(valid)) {
+    return "a Fernet key: the URL-safe base64 of 32 random bytes, 44 characters ending in '=' (one key per line)";
+  }
+  if (lines[0].startsWith("#")) {
+    return (
+      "Fernet keys with a key first: Pulp will not start with a '#' comment above the first key (its settings " +
+      `check reads the file's start as the key); to drop the comments: ${DROP_FERNET_COMMENTS}`
+    );
+  }
+  return undefined;
 }
 
 /** The container token-signing pair: PEM EC P-256 private and public keys that belong together. */

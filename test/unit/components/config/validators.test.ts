@@ -1,4 +1,6 @@
-// Unit, plain functions (no mocks): the named validators of components/config/validators.ts.
+// Unit, plain functions (no mocks): the named validators of components/config/validators.ts; the Fernet
+// key check against pulpcore's own key readers, run by python3 (part of the toolchain the tests need).
+import { execFileSync, spawnSync } from "child_process";
 import * as crypto from "crypto";
 import {
   dns1035LabelProblem,
@@ -48,11 +50,63 @@ test("secrets: non-empty, one line", () => {
 
 test("Fernet keys: URL-safe base64 of 32 bytes, one per line", () => {
   expect(fernetKeyProblem(fernet())).toBeUndefined();
-  expect(fernetKeyProblem(`# rotated\n${fernet()}\n${fernet()}\n`)).toBeUndefined();
+  expect(fernetKeyProblem(`${fernet()}\n# rotated out next\n${fernet()}\n`)).toBeUndefined();
   expect(fernetKeyProblem("")).toBeDefined();
   expect(fernetKeyProblem(crypto.randomBytes(16).toString("base64"))).toBeDefined();
   // Standard base64 with '+' or '/' is not URL-safe.
   expect(fernetKeyProblem(`${"+".repeat(43)}=`)).toBeDefined();
+});
+
+// pulpcore's two readers of DB_ENCRYPTION_KEY, run by python3: the settings check at every start
+// (validate_db_encryption_key_hook, pulpcore/app/settings.py@3.116.0: Fernet(key_file.read())) and the key
+// loader of encrypted fields (_fernet, pulpcore/app/models/fields.py@3.116.0). Fernet(key) is what
+// cryptography's Fernet.__init__ checks: urlsafe_b64decode, then 32 bytes.
+const PULPCORE_LOADS_KEYS = `
+import base64, binascii, sys
+def Fernet(key):
+    try:
+        key = base64.urlsafe_b64decode(key)
+    except binascii.Error as exc:
+        raise ValueError("Fernet key must be 32 url-safe base64-encoded bytes.") from exc
+    if len(key) != 32:
+        raise ValueError("Fernet key must be 32 url-safe base64-encoded bytes.")
+data = sys.stdin.buffer.read()
+try:
+    Fernet(data)
+    [Fernet(k.strip()) for k in data.splitlines(keepends=True) if not k.startswith(b"#") and k.strip() != b""]
+except ValueError:
+    sys.exit(1)
+`;
+const pulpcoreLoads = (value: string) =>
+  spawnSync("python3", ["-c", PULPCORE_LOADS_KEYS], { input: value }).status === 0;
+
+test("Fernet keys: accepted only when pulpcore starts with them; a comment above the first key is refused", () => {
+  const [a, b] = [fernet(), fernet()];
+  const cases = [
+    a,
+    `${a}\n${b}\n`,
+    `\n\n  ${a}\r\n${b}\r\n`,
+    `${a}\n# the old key, until rotate-db-key has run\n${b}\n`,
+    `# rotated 2026-11-25\n${a}\n${b}\n`,
+    `# key\n${a}`,
+    `${a}${b}`,
+    `${a}\n${crypto.randomBytes(16).toString("base64url")}`,
+  ];
+  for (const value of cases) {
+    if (fernetKeyProblem(value) === undefined) expect([value, pulpcoreLoads(value)]).toEqual([value, true]);
+  }
+  // pulpcore refuses to start with the comment first (B18 of the runtime review): so does the config.
+  const commented = `# rotated 2026-11-25\n${a}\n${b}\n`;
+  expect(pulpcoreLoads(commented)).toBe(false);
+  const problem = fernetKeyProblem(commented)!;
+  expect(problem).toMatch(/comment above the first key/);
+  expect(problem).toContain(
+    "pulumi config get pulp:dbFieldsEncryptionKey | grep -v '^[[:space:]]*#' | pulumi config set --secret pulp:dbFieldsEncryptionKey",
+  );
+  expect(problem).not.toContain(a);
+  // The fix's filter leaves what pulpcore starts with.
+  const dropped = execFileSync("grep", ["-v", "^[[:space:]]*#"], { input: commented }).toString();
+  expect([fernetKeyProblem(dropped), pulpcoreLoads(dropped)]).toEqual([undefined, true]);
 });
 
 test("token keys: a PEM EC P-256 pair that belongs together", () => {
