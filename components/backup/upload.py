@@ -1,11 +1,15 @@
 """Puts the backup backup.sh just took into object storage (S3 API), and keeps the newest KEEP there.
 
 Run by the backup pod's last container, in the Pulp image with the interpreter Pulp runs with: boto3 is
-Pulp's own S3 dependency. Writes, under S3_PREFIX in S3_BUCKET:
-  <id>.tar   the archive `npm run backup -- export` writes (manifest.json first, members readable by all),
-             which a restore reads from an http(s) URL (a presigned one) through a CDI DataVolume
-  <id>.json  the backup's manifest with the archive's size and sha256: what is there, without reading it
-The archive is streamed (tar into a multipart upload); nothing is staged.
+Pulp's own S3 dependency. Writes, under S3_PREFIX in S3_BUCKET, what `npm run backup -- export` writes:
+  <id>.tar       the backup without its keys (manifest.json first, members readable by all), which a
+                 restore reads from an http(s) URL (a presigned one) through a CDI DataVolume
+  <id>.keys.tar  its keys/ alone (members 0600), for `npm run backup -- keys <id> --archive`: apart, so
+                 that the URL, the DataVolume and its PVC carry no key, and a bucket policy can keep the
+                 keys from whoever may read the archives
+  <id>.json      the backup's manifest with the sizes and sha256 of both: what is there, without reading it
+The archive is streamed (tar into a multipart upload) with at most IN_MEMORY_PARTS parts buffered (plus the
+one being read); nothing is staged.
 
 `upload.py list` prints, oldest first, one line per <id>.json under the prefix (what `npm run backup --
 list` shows of the bucket), and changes nothing.
@@ -15,6 +19,7 @@ S3_REGION (may be empty), AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY.
 """
 
 import hashlib
+import io
 import json
 import os
 import re
@@ -24,10 +29,15 @@ import threading
 import time
 
 import boto3
-from boto3.s3.transfer import TransferConfig
+from s3transfer.manager import TransferConfig, TransferManager
 
-ID = re.compile(r"^\d{8}T\d{6}Z$")
+# <id>.tar, <id>.keys.tar, <id>.json
+OBJECT = re.compile(r"^(\d{8}T\d{6}Z)\.(tar|keys\.tar|json)$")
 MAX_PARTS = 10_000  # S3's limit on the parts of one multipart upload
+# Parts held in memory besides the one being read from the stream. s3transfer's default is 10
+# (s3transfer/manager.py, TransferConfig), which boto3's TransferConfig does not expose: with parts of
+# size / 9,900, a backup above ~0.8 TiB overran the container's 1 GiB.
+IN_MEMORY_PARTS = 2
 
 
 def fail(message: str) -> None:
@@ -41,6 +51,20 @@ def readable(info: tarfile.TarInfo) -> tarfile.TarInfo:
     # As export's `tar --mode=a+rX`: CDI's importer unpacks as its own uid, keeping the modes.
     info.mode |= 0o444 | (0o111 if info.isdir() or info.mode & 0o111 else 0)
     return info
+
+
+def private(info: tarfile.TarInfo) -> tarfile.TarInfo:
+    # As export's `tar --mode=go-rwx`: whoever unpacks the keys archive gets files only they can read.
+    info.mode = 0o700 if info.isdir() else 0o600
+    return info
+
+
+def keys_archive(root: str, backup_id: str) -> bytes:
+    """<id>/keys/ as a tar (a few KiB)."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w") as tar:
+        tar.add(f"{root}/{backup_id}/keys", arcname=f"{backup_id}/keys", filter=private)
+    return out.getvalue()
 
 
 class Hashing:
@@ -69,9 +93,9 @@ def backup_ids(s3, bucket: str, prefix: str, ext: tuple[str, ...]) -> set[str]:
     ids: set[str] = set()
     for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
         for obj in page.get("Contents", []):
-            stem, _, found = obj["Key"][len(prefix) :].rpartition(".")
-            if found in ext and ID.match(stem):
-                ids.add(stem)
+            found = OBJECT.match(obj["Key"][len(prefix) :])
+            if found and found[2] in ext:
+                ids.add(found[1])
     return ids
 
 
@@ -98,7 +122,8 @@ def main() -> None:
         manifest = json.load(f)
     s3 = client()
 
-    members = ["manifest.json", "keys", "config.json", "database.dump", "artifacts.list"]
+    # No keys/: they go into <id>.keys.tar, below.
+    members = ["manifest.json", "config.json", "database.dump", "artifacts.list"]
     if os.path.isdir(f"{root}/{backup_id}/media"):
         members += ["media.list", "media"]
     read_end, write_end = os.pipe()
@@ -114,18 +139,20 @@ def main() -> None:
 
     writer = threading.Thread(target=write_tar, daemon=True)
     writer.start()
-    # Parts big enough for the whole backup within S3's part limit, two in memory at a time.
+    # Parts big enough for the whole backup within S3's part limit. s3transfer's own manager, as boto3's
+    # upload_fileobj uses it, for the in-memory bound: at most IN_MEMORY_PARTS + 1 parts in memory.
     size = result.get("databaseBytes", 0) + result.get("artifactBytes", 0)
     part = max(16 * 2**20, -(-int(size * 1.05) // (MAX_PARTS - 100)))
     body = Hashing(os.fdopen(read_end, "rb"))
     started = time.monotonic()
+    config = TransferConfig(
+        multipart_chunksize=part,
+        max_request_concurrency=IN_MEMORY_PARTS,
+        max_in_memory_upload_chunks=IN_MEMORY_PARTS,
+    )
     try:
-        s3.upload_fileobj(
-            body,
-            bucket,
-            f"{prefix}{backup_id}.tar",
-            Config=TransferConfig(multipart_chunksize=part, max_concurrency=2),
-        )
+        with TransferManager(s3, config) as transfers:
+            transfers.upload(body, bucket, f"{prefix}{backup_id}.tar").result()
     except Exception as e:
         fail(f"{where}: {e}")
     writer.join()
@@ -134,23 +161,37 @@ def main() -> None:
         fail(f"{where}: writing the archive failed: {written[0]}")
     seconds = round(time.monotonic() - started, 1)
     archive = {"key": f"{prefix}{backup_id}.tar", "bytes": body.bytes, "sha256": body.sha256.hexdigest()}
+    keys = keys_archive(root, backup_id)
+    keys_key = f"{prefix}{backup_id}.keys.tar"
+    try:
+        s3.put_object(Bucket=bucket, Key=keys_key, Body=keys, ContentType="application/x-tar")
+    except Exception as e:
+        fail(f"s3://{bucket}/{keys_key}: {e}")
+    keys_archive_entry = {"key": keys_key, "bytes": len(keys), "sha256": hashlib.sha256(keys).hexdigest()}
     s3.put_object(
         Bucket=bucket,
         Key=f"{prefix}{backup_id}.json",
-        Body=json.dumps({**manifest, "archive": archive}, indent=2).encode(),
+        Body=json.dumps({**manifest, "archive": archive, "keysArchive": keys_archive_entry}, indent=2).encode(),
         ContentType="application/json",
     )
     print(f"upload: {where}: {body.bytes} bytes in {seconds} s, sha256 {archive['sha256']}", flush=True)
+    print(f"upload: s3://{bucket}/{keys_key}: the keys, {len(keys)} bytes", flush=True)
 
-    # Retention: the newest KEEP backups under the prefix (archive and manifest) stay.
-    for old in sorted(backup_ids(s3, bucket, prefix, ("tar", "json")), reverse=True)[keep:]:
+    # Retention: the newest KEEP backups under the prefix (archive, keys and manifest) stay.
+    for old in sorted(backup_ids(s3, bucket, prefix, ("tar", "keys.tar", "json")), reverse=True)[keep:]:
         s3.delete_objects(
             Bucket=bucket,
-            Delete={"Objects": [{"Key": f"{prefix}{old}.tar"}, {"Key": f"{prefix}{old}.json"}]},
+            Delete={"Objects": [{"Key": f"{prefix}{old}.{ext}"} for ext in ("tar", "keys.tar", "json")]},
         )
         print(f"upload: retention: removed s3://{bucket}/{prefix}{old}", flush=True)
 
-    placed = {"url": where, "bytes": body.bytes, "sha256": archive["sha256"], "seconds": seconds}
+    placed = {
+        "url": where,
+        "bytes": body.bytes,
+        "sha256": archive["sha256"],
+        "seconds": seconds,
+        "keys": f"s3://{bucket}/{keys_key}",
+    }
     line = json.dumps({**result, "s3": placed})
     with open("/dev/termination-log", "w") as log:
         log.write(line + "\n")

@@ -189,7 +189,8 @@ async function bench(): Promise<number> {
       },
       DEV_STACK,
     );
-    backupTool(BUCKET_NS, "keys", id, "--archive", archive, "--stack", FROM_BUCKET);
+    // The keys are apart from the archive: export writes them beside it.
+    backupTool(BUCKET_NS, "keys", id, "--archive", path.join(dir, "export.keys.tar"), "--stack", FROM_BUCKET);
     const fromBucket = mustPulumi(FROM_BUCKET, ["up", "--yes", "--skip-preview"]);
     const job = `pulp-restore-${id.toLowerCase()}`;
     const fromBucketImport = importSeconds(BUCKET_NS, job);

@@ -4,10 +4,12 @@ export const USAGE = [
   "usage: npm run backup -- <command> [-n <namespace>] [--instance <name>] [--kubeconfig <file>]",
   "  now [--timeout <seconds>]     take a backup now and wait for it",
   "  list                          the backups in the install's backups volume and, with backup.s3, its bucket",
-  "  export <id> [-o <file>]       one backup as a tar (manifest.json first), by default ./pulp-backup-<id>.tar",
-  "  keys <id> [--stack <name>] [--claim <pvc> | --archive <file>]",
+  "  export <id> [-o <file>]       one backup as a tar without its keys (manifest.json first), by default",
+  "                                ./pulp-backup-<id>.tar, and its keys apart (mode 0600): <file less .tar>.keys.tar",
+  "  keys <id> [--stack <name>] [--claim <pvc> | --archive <keys file>]",
   "                                set a restore's keys in the stack config from the backup (pulumi config set --secret),",
-  "                                read from its volume or from the archive export wrote (for a restore over http)",
+  "                                read from its volume or from its keys archive (for a restore over http): the",
+  "                                .keys.tar export wrote, or <id>.keys.tar in the bucket",
 ].join("\n");
 
 export interface BackupArgs {
@@ -22,7 +24,7 @@ export interface BackupArgs {
   /** keys: the stack to set them in (default: the selected one) and the volume that holds the backup. */
   stack?: string;
   claim?: string;
-  /** keys: an archive `export` wrote, read instead of the volume. */
+  /** keys: a keys archive (`export`'s .keys.tar, the bucket's <id>.keys.tar), read instead of the volume. */
   archive?: string;
 }
 

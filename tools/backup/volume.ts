@@ -4,6 +4,7 @@
 import { spawn, spawnSync } from "child_process";
 import * as crypto from "crypto";
 import * as fs from "fs";
+import * as path from "path";
 import { KEY_FILES } from "../../components/backup/backup";
 import { PULP_PYTHON } from "../../components/workload/pulpProcess";
 import { RESTORE_KEYS } from "../../components/config/rules";
@@ -16,6 +17,13 @@ export interface ExportResult {
   file: string;
   bytes: number;
   sha256: string;
+  /** The backup's keys/, apart from the archive (mode 0600): what `keys --archive` reads. */
+  keys: { file: string; bytes: number; sha256: string };
+}
+
+/** Where export puts the keys of the archive `file`, and where the bucket has them: `X.tar` → `X.keys.tar`. */
+export function keysFileOf(file: string): string {
+  return `${file.replace(/\.tar$/, "")}.keys.tar`;
 }
 
 /** What a reader pod reads: another volume than the CronJob's, and the bucket too (list). */
@@ -228,16 +236,61 @@ export async function listBackups(kube: Kube, args: BackupArgs): Promise<string>
   );
 }
 
+/** Runs `argv` (kubectl) and streams its stdout into `file`, created with `mode`; its size and sha256. */
+function streamTo(
+  kube: Kube,
+  argv: string[],
+  file: string,
+  mode: number,
+  what: string,
+): Promise<{ bytes: number; sha256: string }> {
+  const hash = crypto.createHash("sha256");
+  let bytes = 0;
+  const stderr: Buffer[] = [];
+  fs.rmSync(file, { force: true }); // created anew, so `mode` holds
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      kube.kubectl,
+      [...(kube.kubeconfig ? ["--kubeconfig", kube.kubeconfig] : []), ...argv],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    const out = fs.createWriteStream(file, { mode });
+    child.stdout.on("data", (chunk: Buffer) => {
+      hash.update(chunk);
+      bytes += chunk.length;
+    });
+    child.stdout.pipe(out);
+    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+    child.on("error", reject);
+    child.on("close", (code) =>
+      out.close(() =>
+        code === 0
+          ? resolve({ bytes, sha256: hash.digest("hex") })
+          : reject(
+              new Error(
+                `exporting ${what} failed (kubectl exit ${code}): ${Buffer.concat(stderr).toString().trim()}`,
+              ),
+            ),
+      ),
+    );
+  });
+}
+
 /**
- * One backup as a tar in the order a restore reads it: manifest.json first, then the keys, the config,
- * the dump and the artifacts. The pod writes it to kubectl's stdout; nothing is staged in the cluster.
- * Members are readable by all (a+rX): CDI's importer unpacks an archive as its own uid keeping the
- * modes (tar --preserve-permissions, CDI pkg/util/util.go), and on ReadWriteMany storage, where
- * Kubernetes applies no fsGroup by default, the restore Job's uid could read nothing else.
+ * One backup as two tars. The archive, in the order a restore reads it: manifest.json first, then the
+ * config, the dump and the artifacts, without the keys. Its members are readable by all (a+rX): CDI's
+ * importer unpacks an archive as its own uid keeping the modes (tar --preserve-permissions, CDI
+ * pkg/util/util.go), and on ReadWriteMany storage, where Kubernetes applies no fsGroup by default, the
+ * restore Job's uid could read nothing else. The keys go into their own tar beside it (keysFileOf; file
+ * and members 0600), so that the archive, which a restore serves over http, carries none. The pod writes
+ * both to kubectl's stdout; nothing is staged in the cluster.
  */
 export async function exportBackup(kube: Kube, args: BackupArgs): Promise<ExportResult> {
   const id = args.id!;
   const file = args.output!;
+  const keysFile = keysFileOf(file);
   return withReader(kube, args, async (exec) => {
     const found = run(kube, exec(`test -f /backups/${id}/manifest.json || { ls /backups; exit 3; }`));
     if (!found.ok) {
@@ -246,41 +299,24 @@ export async function exportBackup(kube: Kube, args: BackupArgs): Promise<Export
       );
     }
     const tar =
-      `cd /backups && set -- ${id}/manifest.json ${id}/keys ${id}/config.json ${id}/database.dump ${id}/artifacts.list; ` +
+      `cd /backups && set -- ${id}/manifest.json ${id}/config.json ${id}/database.dump ${id}/artifacts.list; ` +
       `[ -d ${id}/media ] && set -- "$@" ${id}/media.list ${id}/media; exec tar --mode=a+rX -cf - "$@"`;
-    const argv = [...(kube.kubeconfig ? ["--kubeconfig", kube.kubeconfig] : []), ...exec(tar)];
-    const hash = crypto.createHash("sha256");
-    let bytes = 0;
-    const stderr: Buffer[] = [];
-    const streamed = new Promise<void>((resolve, reject) => {
-      const child = spawn(kube.kubectl, argv, { stdio: ["ignore", "pipe", "pipe"] });
-      const out = fs.createWriteStream(file);
-      child.stdout.on("data", (chunk: Buffer) => {
-        hash.update(chunk);
-        bytes += chunk.length;
-      });
-      child.stdout.pipe(out);
-      child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
-      child.on("error", reject);
-      child.on("close", (code) =>
-        out.close(() =>
-          code === 0
-            ? resolve()
-            : reject(
-                new Error(
-                  `exporting ${id} failed (kubectl exit ${code}): ${Buffer.concat(stderr).toString().trim()}`,
-                ),
-              ),
-        ),
-      );
-    });
     try {
-      await streamed;
+      const keys = await streamTo(
+        kube,
+        exec(`cd /backups && exec tar --mode=u+rw,go-rwx -cf - ${id}/keys`),
+        keysFile,
+        0o600,
+        `the keys of ${id}`,
+      );
+      const archive = await streamTo(kube, exec(tar), file, 0o666, id); // less the umask, as before
+      return { id, file, ...archive, keys: { file: keysFile, ...keys } };
     } catch (e) {
-      fs.rmSync(file, { force: true }); // a partial archive must not pass for a backup
+      // A partial archive must not pass for a backup.
+      fs.rmSync(file, { force: true });
+      fs.rmSync(keysFile, { force: true });
       throw e;
     }
-    return { id, file, bytes, sha256: hash.digest("hex") };
   });
 }
 
@@ -311,8 +347,9 @@ export async function keysFromVolume(kube: Kube, args: BackupArgs): Promise<Reco
 }
 
 /**
- * The key files of a backup in an archive `npm run backup -- export` wrote (the one a restore brings in
- * over http), base64 by file name. Read with tar, so no cluster is needed before the first `up`.
+ * The key files of a backup, base64 by file name, from its keys archive (`<id>.keys.tar` in the bucket,
+ * or what `npm run backup -- export` wrote beside the archive), or from an archive of before they went
+ * apart, which holds <id>/keys/ too. Read with tar, so no cluster is needed before the first `up`.
  */
 export function keysFromArchive(archive: string, id: string): Record<string, string> {
   if (!fs.existsSync(archive)) throw new Error(`no archive at ${archive}`);
@@ -321,8 +358,16 @@ export function keysFromArchive(archive: string, id: string): Record<string, str
     const r = spawnSync("tar", ["-xOf", archive, `${id}/keys/${file}`]);
     if (r.error) throw new Error(`cannot run tar: ${r.error.message}`);
     if (r.status !== 0) {
+      const keysFile = keysFileOf(archive);
+      if (spawnSync("tar", ["-tf", archive, `${id}/manifest.json`]).status === 0) {
+        throw new Error(
+          `${archive} is backup ${id}'s archive, which holds no keys: they are in its keys archive ` +
+            `(<id>.keys.tar in the bucket, ${path.basename(keysFile)} from export): ` +
+            `npm run backup -- keys ${id} --archive ${keysFile}`,
+        );
+      }
       throw new Error(
-        `${archive} has no ${id}/keys/${file}: is it backup ${id}'s export? (${r.stderr.toString().trim()})`,
+        `${archive} has no ${id}/keys/${file}: is it backup ${id}'s keys archive? (${r.stderr.toString().trim()})`,
       );
     }
     values[file] = r.stdout.toString("base64");

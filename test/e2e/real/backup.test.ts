@@ -252,7 +252,12 @@ test("`npm run backup -- list` shows the kept backups; `export` writes one as a 
   timings.exportBytes = result.bytes;
   const entries = spawnSync("tar", ["-tf", file], { encoding: "utf8" }).stdout.trim().split("\n");
   expect(entries[0]).toBe(`${c}/manifest.json`);
+  // The keys are not in the archive, but beside it, for the owner alone.
+  expect(entries.filter((e) => e.startsWith(`${c}/keys`))).toEqual([]);
+  expect(result.keys.file).toBe(path.join(dir, "backup.keys.tar"));
+  expect(fs.statSync(result.keys.file).mode & 0o777).toBe(0o600);
   expect(spawnSync("tar", ["-xf", file, "-C", dir]).status).toBe(0);
+  expect(spawnSync("tar", ["-xf", result.keys.file, "-C", dir]).status).toBe(0);
   const manifest = JSON.parse(fs.readFileSync(path.join(dir, c, "manifest.json"), "utf8"));
   expect(sha256(fs.readFileSync(path.join(dir, c, "database.dump")))).toBe(manifest.database.sha256);
   for (const { sha256: digest } of uploaded) {

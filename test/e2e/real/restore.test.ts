@@ -9,6 +9,7 @@
 // both installs are destroyed with their namespace, and a new stack in a new namespace restores the
 // backup from the bucket (the install gone, the bucket left).
 // Ordered: each test builds on the last.
+import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -72,9 +73,10 @@ let backupId = "";
 /** The second backup (of the source with one more file), and what it and the target alone hold. */
 let otherId = "";
 /** Where the backup Job put the second backup in object storage, as `backup now` printed it. */
-let secondInBucket = { url: "", bytes: 0, sha256: "", seconds: 0 };
-/** The second backup's archive, downloaded from the bucket. */
+let secondInBucket = { url: "", bytes: 0, sha256: "", seconds: 0, keys: "" };
+/** The second backup's archive and, apart, its keys archive, downloaded from the bucket. */
 let archive = "";
+let keysArchive = "";
 const later = { data: Buffer.from("in the second backup only\n"), contentPath: "" };
 const extra = { data: Buffer.from("uploaded to the restored install only\n"), contentPath: "" };
 
@@ -315,20 +317,29 @@ test("the second backup comes from object storage (a presigned URL, the real CDI
     bytes: expect.any(Number),
     sha256: expect.any(String),
     seconds: expect.any(Number),
+    keys: `s3://${BUCKET}/${NS}/pulp/${otherId}.keys.tar`,
   });
   archive = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pulp-restore-s3-")), `${otherId}.tar`);
   storage!.download(BUCKET, key, archive);
   expect(sha256(fs.readFileSync(archive))).toBe(secondInBucket.sha256);
+  // The archive the restore imports holds no key: they are in their own object.
+  expect(execFileSync("tar", ["-tf", archive], { encoding: "utf8" })).not.toContain(`${otherId}/keys`);
+  keysArchive = path.join(path.dirname(archive), `${otherId}.keys.tar`);
+  storage!.download(BUCKET, `${NS}/pulp/${otherId}.keys.tar`, keysArchive);
   const manifest = path.join(path.dirname(archive), `${otherId}.json`);
   storage!.download(BUCKET, `${NS}/pulp/${otherId}.json`, manifest);
   expect(JSON.parse(fs.readFileSync(manifest, "utf8"))).toMatchObject({
     id: otherId,
     archive: { key, bytes: secondInBucket.bytes, sha256: secondInBucket.sha256 },
   });
-  // The newest two backups are there (keep: 2), each an archive and a manifest.
+  // The newest two backups are there (keep: 2), each an archive, its keys and a manifest.
   const kept = storage!.list(BUCKET, `${NS}/pulp/`).map((o) => o.key);
-  expect(kept).toHaveLength(4);
-  expect(kept.slice(2)).toEqual([`${NS}/pulp/${otherId}.json`, `${NS}/pulp/${otherId}.tar`]);
+  expect(kept).toHaveLength(6);
+  expect(kept.slice(3)).toEqual([
+    `${NS}/pulp/${otherId}.json`,
+    `${NS}/pulp/${otherId}.keys.tar`,
+    `${NS}/pulp/${otherId}.tar`,
+  ]);
   // `npm run backup -- list` reads both places: each kept backup is in the volume and in the bucket.
   const listed = backupTool(NS, "list");
   expect({ ok: listed.ok, stderr: listed.stderr }).toEqual({ ok: true, stderr: expect.any(String) });
@@ -342,8 +353,8 @@ test("the second backup comes from object storage (a presigned URL, the real CDI
   const bucketIds = kept.filter((k) => k.endsWith(".json")).map((k) => path.basename(k, ".json"));
   expect(where).toEqual(Object.fromEntries(bucketIds.map((id) => [id, "volume, s3"])));
   const url = storage!.presign(BUCKET, key, 3600);
-  // The keys from the archive, as before anything exists (the same keys: one source install).
-  const keys = backupTool(NS, "keys", otherId, "--archive", archive, "--stack", TARGET);
+  // The keys from the keys archive, as before anything exists (the same keys: one source install).
+  const keys = backupTool(NS, "keys", otherId, "--archive", keysArchive, "--stack", TARGET);
   expect({ ok: keys.ok, stderr: keys.stderr }).toEqual({ ok: true, stderr: expect.any(String) });
 
   mustPulumi(TARGET, ["config", "rm", "--path", "pulp:restore.claim"]);
@@ -512,7 +523,7 @@ test("with the install gone, data and namespace included, the bucket brings it b
     },
     DEV_STACK,
   );
-  const keys = backupTool(FRESH_NS, "keys", otherId, "--archive", archive, "--stack", FRESH);
+  const keys = backupTool(FRESH_NS, "keys", otherId, "--archive", keysArchive, "--stack", FRESH);
   expect({ ok: keys.ok, stderr: keys.stderr }).toEqual({ ok: true, stderr: expect.any(String) });
   const up = mustPulumi(FRESH, ["up", "--yes", "--skip-preview"]);
   timings.freshFromBucketUp = up.seconds;

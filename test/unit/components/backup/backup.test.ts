@@ -151,7 +151,9 @@ test("with backup.s3 the backup runs first, then the Pulp image puts it into the
   expect(upload.volumeMounts.find((m: any) => m.name === "backups").readOnly).toBe(true);
   expect(run.k8s("Secret", "pulp-backup-s3").inputs.stringData.secret_access_key).toBe(secret);
   expect(run.k8s("ConfigMap", "pulp-backup").inputs.data["config.json"]).not.toContain(secret);
-  expect(run.k8s("ConfigMap", "pulp-backup").inputs.data["upload.py"]).toContain("upload_fileobj");
+  expect(run.k8s("ConfigMap", "pulp-backup").inputs.data["upload.py"]).toContain(
+    "TransferManager(s3, config)",
+  );
   expect(restrictedViolations(pod)).toEqual([]);
   // Without backup.s3 the pod is as before: no upload container, no Secret.
   const plain = podOf((await render(ON_DEMAND)).k8s("CronJob", "pulp-backup"));

@@ -1,47 +1,70 @@
-// Unit: `npm run backup -- keys <id> --archive <file>` reads a restore's keys from the archive `export`
-// wrote, with the system's tar (no cluster needed before the first `up`).
+// Unit: `npm run backup -- keys <id> --archive <file>` reads a restore's keys from the backup's keys
+// archive (`<id>.keys.tar` in the bucket, or the .keys.tar `export` wrote), or from an archive of before
+// the keys went apart, with the system's tar (no cluster needed before the first `up`).
 import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { parseArgs } from "../../../../tools/backup/args";
-import { keysFromArchive } from "../../../../tools/backup/volume";
+import { keysFileOf, keysFromArchive } from "../../../../tools/backup/volume";
 
 const ID = "20261124T031500Z";
 
-function archive(files: Record<string, string>): string {
+const KEYS = {
+  [`${ID}/keys/secret_key`]: "s".repeat(50),
+  [`${ID}/keys/database_fields.symmetric.key`]: "Vq3rcn1qCbSWc2tW3rOUbDGMnKcAUOsqDnG8K2ZsbcE=",
+  [`${ID}/keys/admin_password`]: "-starts-with-a-dash\n",
+};
+
+function archive(files: Record<string, string>, name = "backup.tar"): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "keys-archive-"));
-  for (const [name, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    fs.writeFileSync(path.join(dir, name), text);
+  for (const [file, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), text);
   }
-  const tar = path.join(dir, "backup.tar");
+  const tar = path.join(dir, name);
   execFileSync("tar", ["-cf", tar, "-C", dir, ID]);
   return tar;
 }
 
-test("the three keys come out of <id>/keys/ of the archive, byte for byte", () => {
-  const tar = archive({
-    [`${ID}/manifest.json`]: "{}",
-    [`${ID}/keys/secret_key`]: "s".repeat(50),
-    [`${ID}/keys/database_fields.symmetric.key`]: "Vq3rcn1qCbSWc2tW3rOUbDGMnKcAUOsqDnG8K2ZsbcE=",
-    [`${ID}/keys/admin_password`]: "-starts-with-a-dash\n",
-  });
-  const values = keysFromArchive(tar, ID);
-  const text = Object.fromEntries(
+function text(values: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
     Object.entries(values).map(([f, b64]) => [f, Buffer.from(b64, "base64").toString()]),
   );
-  expect(text).toEqual({
-    secret_key: "s".repeat(50),
-    "database_fields.symmetric.key": "Vq3rcn1qCbSWc2tW3rOUbDGMnKcAUOsqDnG8K2ZsbcE=",
-    admin_password: "-starts-with-a-dash\n",
-  });
+}
+
+const EXPECTED = {
+  secret_key: "s".repeat(50),
+  "database_fields.symmetric.key": "Vq3rcn1qCbSWc2tW3rOUbDGMnKcAUOsqDnG8K2ZsbcE=",
+  admin_password: "-starts-with-a-dash\n",
+};
+
+test("the three keys come out of the keys archive, byte for byte", () => {
+  expect(text(keysFromArchive(archive(KEYS, `${ID}.keys.tar`), ID))).toEqual(EXPECTED);
+});
+
+test("an archive of before the keys went apart, with <id>/keys/ inside, still gives them", () => {
+  const old = archive({ [`${ID}/manifest.json`]: "{}", ...KEYS, [`${ID}/database.dump`]: "PGDMP" });
+  expect(text(keysFromArchive(old, ID))).toEqual(EXPECTED);
+});
+
+test("the archive without keys names the keys archive beside it and the command that reads it", () => {
+  const tar = archive({ [`${ID}/manifest.json`]: "{}", [`${ID}/database.dump`]: "PGDMP" }, `${ID}.tar`);
+  const keysFile = path.join(path.dirname(tar), `${ID}.keys.tar`);
+  expect(keysFileOf(tar)).toBe(keysFile);
+  expect(keysFileOf("pulp-backup-x")).toBe("pulp-backup-x.keys.tar");
+  expect(() => keysFromArchive(tar, ID)).toThrow(
+    `${tar} is backup ${ID}'s archive, which holds no keys: they are in its keys archive ` +
+      `(<id>.keys.tar in the bucket, ${ID}.keys.tar from export): npm run backup -- keys ${ID} --archive ${keysFile}`,
+  );
 });
 
 test("another backup's archive, or a missing file, is an error naming what is missing", () => {
   const tar = archive({ [`${ID}/keys/secret_key`]: "x" });
   expect(() => keysFromArchive(tar, ID)).toThrow(`${tar} has no ${ID}/keys/database_fields.symmetric.key`);
-  expect(() => keysFromArchive(tar, "20261201T000000Z")).toThrow(/is it backup 20261201T000000Z's export\?/);
+  expect(() => keysFromArchive(tar, "20261201T000000Z")).toThrow(
+    /is it backup 20261201T000000Z's keys archive\?/,
+  );
   expect(() => keysFromArchive("/nonexistent.tar", ID)).toThrow("no archive at /nonexistent.tar");
   expect(parseArgs(["keys", ID, "--archive", tar])).toMatchObject({ command: "keys", id: ID, archive: tar });
 });
