@@ -89,10 +89,20 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "0144_delete_old_appstatus",
     shipsIn: "3.90.0",
     guard: "3.87.0",
-    breaksOlderThan: "3.89.2",
+    // 3.89.2 (pulpcore #6991) only defers task.worker in queries; Task.objects.create still inserts it.
+    breaksOlderThan: "3.90.0",
     why:
-      "drops task.worker, which every Task query of 3.87.0-3.89.1 still selects; 3.89.2 defers it " +
-      "(pulpcore #6991, commit 435b513)",
+      "drops task.worker, which every release before 3.90 inserts on each task dispatch (every sync, " +
+      "upload, publish or distribution change from an old api or content pod fails)",
+  },
+  {
+    app: "core",
+    name: "0145_domainize_import_export",
+    shipsIn: "3.90.0",
+    breaksOlderThan: "3.90.0",
+    why:
+      "adds NOT NULL pulp_domain to exporter, export, importer and import with no database default " +
+      "(Django drops the callable default); releases before 3.90 insert them without it",
   },
   {
     app: "core",
@@ -141,6 +151,61 @@ export const MIGRATIONS: readonly Migration[] = [
     shipsIn: "3.39.0",
     guard: "3.37.0",
     why: "drops rpm_package.evr, which pulp_rpm before 3.37 writes",
+  },
+];
+
+/**
+ * A migration that fails on rows older releases accepted: `migrate` stops there (in a rolling upgrade the
+ * old release keeps serving) until the rows are fixed. Every plan crossing it names the query that lists
+ * them, to run before the upgrade. Older code keeps working: it fails only on input the target rejects too.
+ */
+export interface DataCheck {
+  app: AppLabel;
+  name: string;
+  shipsIn: string;
+  /** What the migration requires of existing rows. */
+  requires: string;
+  /** SQL listing the rows that make it fail. */
+  query: string;
+}
+
+export const DATA_CHECKS: readonly DataCheck[] = [
+  {
+    app: "core",
+    // 0155 creates the relative_path domain; this changes core_distribution.base_path to it (from
+    // 3.117.1 on base_path only; YANKED says why not 3.117.0). pulpcore ships no repair.
+    name: "0156_alter_contentartifact_relative_path_and_more",
+    shipsIn: "3.117.0",
+    requires:
+      "every distribution base_path is canonical (no whitespace, ? or #, no empty, . or .. segment), " +
+      "which releases before 3.117 did not require",
+    // The CHECK of pulpcore's relative_path domain (0155_create_rel_path_domains.py@3.117.1), verbatim.
+    query:
+      "SELECT name, base_path FROM core_distribution " +
+      "WHERE '/' || base_path || '/' ~ '[\\n\\r\\s\\t\\?#]|(/\\.{0,2}/)';",
+  },
+];
+
+/** A release its maintainers withdrew from PyPI whose migrations differ from the ones that replaced them. */
+export interface Yanked {
+  app: AppLabel;
+  version: string;
+  /** The first release after it. */
+  use: string;
+  why: string;
+}
+
+export const YANKED: readonly Yanked[] = [
+  {
+    app: "core",
+    version: "3.117.0",
+    use: "3.117.1",
+    why:
+      "its 0156 also moves core_contentartifact, core_publishedartifact and core_publishedmetadata " +
+      "relative_path to the relative_path domain: a rewrite of the largest tables under an exclusive lock, " +
+      "a migrate that fails on content paths with spaces, ? or #, and inserts of such paths that fail " +
+      "after it (PyPI: 'Assumption in a migration causes problems with some plugins, and with Large " +
+      "Installations'). 3.117.1 changes distribution base_path only, and its 0159 undoes the rest",
   },
 ];
 
@@ -202,8 +267,9 @@ export const APPSTATUS_CLEANUP = {
 /**
  * The last release of each package whose migrations were reviewed for this table: the check script fails
  * when a newer release adds migrations, until someone reads them and moves this on. pulpcore: every
- * migration through 3.123.1 (0155-0161 add nullable fields, a path domain and a trigger: nothing older
- * code selects is dropped). Plugins: their guards and squashes only.
+ * migration through 3.123.1 (0155-0159: the base_path domain of DATA_CHECKS, a base_path overlap trigger
+ * that older releases' own check already keeps, and 3.117.0's YANKED changes undone; 0158, 0160, 0161:
+ * nullable fields and a new model). Plugins: their guards and squashes only.
  */
 export const REVIEWED_THROUGH: Record<string, string> = {
   pulpcore: "3.123.1",

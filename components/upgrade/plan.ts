@@ -1,15 +1,18 @@
 // How to get from the deployed Pulp release to the configured one. Pure: the version sources, the
 // migration table (migrations.ts) and the orchestration are elsewhere.
 import { compareVersions, parseVersion, Version } from "../config/formats";
+import { setCommand } from "../config/problems";
 import { UPGRADE_REFUSED_MARKER, UpgradeKind } from "../contract";
 import {
   APPSTATUS_CLEANUP,
   AppLabel,
+  DATA_CHECKS,
   Migration,
   MIGRATIONS,
   PACKAGE_OF,
   Waypoint,
   WAYPOINTS,
+  YANKED,
 } from "./migrations";
 
 /** pulpcore's default heartbeat TTLs (settings.py, unchanged 3.33-3.123); `extraSettings` may override them. */
@@ -104,12 +107,13 @@ export interface PlanInputs {
 const show = (v: Version) => v.join(".");
 const at = (value: string) => parseVersion(value)!;
 const below = (a: string, b: string) => compareVersions(at(a), at(b)) < 0;
-const label = (m: Migration) => `${m.app} ${m.name}`;
+const label = (m: Pick<Migration, "app" | "name">) => `${m.app} ${m.name}`;
 
 /**
  * The plan from `deployed` (undefined on a first install) to `target`:
- * - refused: a downgrade to an older minor release (migrations do not run backwards), and a jump over a
- *   squash purge (WAYPOINTS): the database must first be migrated by a release between, which it names;
+ * - refused: a downgrade to an older minor release (migrations do not run backwards), a jump over a
+ *   squash purge (WAYPOINTS): the database must first be migrated by a release between, which it names,
+ *   and a move to a yanked release (YANKED);
  * - stop-the-world: some migration shipped in (deployed, target] has a RequireVersion guard the deployed
  *   release does not meet, or breaks the deployed release's code (MIGRATIONS). One stop covers any number
  *   of them: with every old process gone, every guard is met;
@@ -137,6 +141,24 @@ export function planUpgrade(
 ): UpgradePlan {
   const to = parseVersion(target);
   if (!to) throw new UpgradeRefused(`the target pulpcore version "${target}" is not a version (x.y.z)`);
+  const yanked = YANKED.find((y) => {
+    const inCore = PACKAGE_OF[y.app] === "pulpcore";
+    const [d, t] = inCore
+      ? [deployed, target]
+      : [inputs.plugins?.deployed?.[y.app], inputs.plugins?.target?.[y.app]];
+    return t === y.version && d !== y.version;
+  });
+  if (yanked) {
+    const pkg = PACKAGE_OF[yanked.app];
+    throw new UpgradeRefused(
+      `${pkg} ${yanked.version} was yanked from PyPI by its maintainers, and its migrations are not those ` +
+        `of the releases after it: ${yanked.why}. Use ${pkg} ${yanked.use} or later` +
+        (pkg === "pulpcore"
+          ? `: ${setCommand("pulp:image", `quay.io/pulp/pulp-minimal:${yanked.use}`)}`
+          : ` (an image with it)`) +
+        ".",
+    );
+  }
   if (deployed === undefined) return { kind: "install", to: target, summary: `install pulpcore ${target}` };
   const from = parseVersion(deployed);
   if (!from)
@@ -226,12 +248,21 @@ export function planUpgrade(
     );
   }
 
+  // Named whatever the plan: such rows fail `migrate` rolling, stopped or idle alike.
+  const checks = DATA_CHECKS.filter((c) => arrives(c.app, c.shipsIn))
+    .map(
+      (c) =>
+        ` Before the upgrade: ${label(c)} (${c.shipsIn}) fails \`migrate\` unless ${c.requires}; ` +
+        `the rows to fix first (psql on Pulp's database): ${c.query}`,
+    )
+    .join("");
+
   if (idle.deployed && idle.target) {
     return {
       kind: "offline",
       from: deployed,
       to: target,
-      summary: `upgrade ${what} while idle: migrations run with no Pulp process running`,
+      summary: `upgrade ${what} while idle: migrations run with no Pulp process running.${checks}`,
     };
   }
 
@@ -252,7 +283,7 @@ export function planUpgrade(
       kind: "rolling",
       from: deployed,
       to: target,
-      summary: `upgrade ${what}: migrate while ${deployed} serves, then roll (no downtime).${notChecked}`,
+      summary: `upgrade ${what}: migrate while ${deployed} serves, then roll (no downtime).${notChecked}${checks}`,
     };
   }
 
@@ -283,6 +314,6 @@ export function planUpgrade(
     summary:
       `upgrade ${what} NEEDS DOWNTIME: ${reasons}. One stop for all: api, content and workers stop, ` +
       `${ttl} s of heartbeat TTL pass, migrations run, then ${target} starts: about ${ttl} s plus the ` +
-      `migration and start-up time.${notChecked}`,
+      `migration and start-up time.${notChecked}${checks}`,
   };
 }

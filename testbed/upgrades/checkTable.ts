@@ -7,12 +7,21 @@
 // - a squash in the newest release has lost its `replaces` (a purge) and is not a waypoint, or a
 //   waypoint's squashedIn/purgedIn do not match;
 // - a row's metByCore is not proven: a release of the app below the guard allows that pulpcore;
-// - a release newer than REVIEWED_THROUGH adds migrations (read them, then move REVIEWED_THROUGH on).
+// - a release newer than REVIEWED_THROUGH adds migrations (read them, then move REVIEWED_THROUGH on);
+// - a data check's migration is not first in its shipsIn (as for rows), or a YANKED release is not
+//   yanked (pip lists it) or its replacement is not listed.
 import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { MIGRATIONS, PACKAGE_OF, REVIEWED_THROUGH, WAYPOINTS } from "../../components/upgrade/migrations";
+import {
+  DATA_CHECKS,
+  MIGRATIONS,
+  PACKAGE_OF,
+  REVIEWED_THROUGH,
+  WAYPOINTS,
+  YANKED,
+} from "../../components/upgrade/migrations";
 
 const CACHE = process.env.PULP_SDIST_CACHE ?? path.join(os.homedir(), ".cache", "pulp-pulumi-sdists");
 const SCAN = path.join(__dirname, "scan.py");
@@ -80,10 +89,11 @@ function scan(pkg: string, version: string): Scanned {
 
 const has = (s: Scanned, app: string, name: string) =>
   s.migrations.find((m) => m.app === app && m.name === name);
-const previous = (pkg: string, version: string) => {
-  const list = releases(pkg);
-  return list[list.indexOf(version) - 1];
-};
+/** The newest listed release below `version` (pip lists no yanked release, so one may be `version`). */
+const previous = (pkg: string, version: string) =>
+  releases(pkg)
+    .filter((r) => cmp(r, version) < 0)
+    .at(-1);
 /** The newest patch of each minor line below `version` with at least 10 patches (the long-lived lines). */
 const longLivedBelow = (pkg: string, version: string) => {
   const lines = new Map<string, string[]>();
@@ -150,6 +160,27 @@ for (const m of MIGRATIONS) {
   notes.push(
     `ok ${row}: ships in ${pkg} ${m.shipsIn} (not in ${prev})${m.guard ? `, RequireVersion ${m.guard}` : ""}`,
   );
+}
+
+for (const c of DATA_CHECKS) {
+  const pkg = PACKAGE_OF[c.app];
+  const row = `data check ${c.app} ${c.name}`;
+  if (!has(scan(pkg, c.shipsIn), c.app, c.name)) fail(`${row}: not in ${pkg} ${c.shipsIn}`);
+  const prev = previous(pkg, c.shipsIn);
+  if (prev && has(scan(pkg, prev), c.app, c.name))
+    fail(`${row}: already in ${pkg} ${prev}, before ${c.shipsIn}`);
+  for (const v of longLivedBelow(pkg, c.shipsIn)) {
+    if (has(scan(pkg, v), c.app, c.name)) fail(`${row}: backported to ${pkg} ${v} (below ${c.shipsIn})`);
+  }
+  notes.push(`ok ${row}: ships in ${pkg} ${c.shipsIn} (not in ${prev})`);
+}
+
+for (const y of YANKED) {
+  const pkg = PACKAGE_OF[y.app];
+  if (releases(pkg).includes(y.version)) fail(`yanked ${pkg} ${y.version}: pip lists it (not yanked)`);
+  if (!releases(pkg).includes(y.use))
+    fail(`yanked ${pkg} ${y.version}: its replacement ${y.use} is not listed`);
+  else notes.push(`ok yanked ${pkg} ${y.version}: not listed, ${y.use} is`);
 }
 
 for (const w of WAYPOINTS) {

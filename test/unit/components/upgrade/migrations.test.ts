@@ -1,6 +1,13 @@
 // Each row of the migration table, and what the planner does because of it. The rows themselves are
 // checked against the releases on PyPI by `npm run upgrades:check-table` (testbed/upgrades/).
-import { Migration, MIGRATIONS, PACKAGE_OF, WAYPOINTS } from "../../../../components/upgrade/migrations";
+import {
+  DATA_CHECKS,
+  Migration,
+  MIGRATIONS,
+  PACKAGE_OF,
+  WAYPOINTS,
+  YANKED,
+} from "../../../../components/upgrade/migrations";
 import { planUpgrade } from "../../../../components/upgrade/plan";
 
 /** The release just before `v` in a plain x.y.z order (enough to land below a guard or a ship). */
@@ -29,7 +36,10 @@ const why: Record<string, string> = {
   "0134_task_insert_trigger": "RequireVersion(core, 3.82.1), first in 3.84.0",
   "0140_require_appstatus_zdu": "RequireVersion(core, 3.85), first in 3.87.0",
   "0143_require_app_lock_zdu": "RequireVersion(core, 3.87), first in 3.89.0",
-  "0144_delete_old_appstatus": "RequireVersion(core, 3.87), and 3.87.0-3.89.1 select task.worker",
+  "0144_delete_old_appstatus":
+    "RequireVersion(core, 3.87), and every release before 3.90 inserts task.worker",
+  "0145_domainize_import_export":
+    "no guard; before 3.90 exporters, exports, importers, imports lack pulp_domain",
   "0152_alter_repositoryversion_content_ids": "no guard; before 3.115 versions are inserted with NULL",
   "0059_collectionversion_unique_sha256": "RequireVersion(ansible, 0.23.0), first in 0.24.0",
   "0060_remove_collectionversion_unique_is_highest_and_more":
@@ -75,5 +85,26 @@ describe.each(WAYPOINTS.map((w) => [`${w.app} ${w.squash}`, w] as const))("waypo
     );
     expect(run(w.squashedIn, w.purgedIn)).not.toThrow(/squash purge/);
     expect(run(before(w.squashedIn), w.stopAt)).not.toThrow(/squash purge/);
+  });
+});
+
+describe.each(DATA_CHECKS.map((c) => [`${c.app} ${c.name}`, c] as const))("data check %s", (_, c) => {
+  test(`every plan that runs it (from before ${c.shipsIn}) names it and its query, no other plan does`, () => {
+    const after = YANKED.find((y) => y.app === c.app && y.version === c.shipsIn)?.use ?? c.shipsIn;
+    expect(planUpgrade(before(c.shipsIn), after, running).summary).toContain(c.query);
+    expect(planUpgrade(before(c.shipsIn), after, { deployed: true, target: true }).summary).toContain(
+      c.query,
+    );
+    expect(planUpgrade(after, after, running).summary).not.toContain(c.name);
+    expect(planUpgrade(before(before(c.shipsIn)), before(c.shipsIn), running).summary).not.toContain(c.name);
+  });
+});
+
+describe.each(YANKED.map((y) => [`${y.app} ${y.version}`, y] as const))("yanked %s", (_, y) => {
+  test(`is refused as a target, naming ${y.use} instead`, () => {
+    expect(() => planUpgrade(before(y.version), y.version, running)).toThrow(
+      `Use ${PACKAGE_OF[y.app]} ${y.use} or later`,
+    );
+    expect(() => planUpgrade(before(y.version), y.use, running)).not.toThrow();
   });
 });

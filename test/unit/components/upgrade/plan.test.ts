@@ -42,18 +42,32 @@ test("one stop for any number of guards: every old process is gone, so every gua
   const p = plan("3.80.0", "3.90.1");
   expect(p.kind).toBe("stop-the-world");
   if (p.kind !== "stop-the-world") return;
-  expect(p.crossings.map((c) => c.migration.name.slice(0, 4))).toEqual(["0134", "0140", "0143", "0144"]);
-  expect(p.floor).toBe("core 3.87.0");
+  expect(p.crossings.map((c) => c.migration.name.slice(0, 4))).toEqual([
+    "0134",
+    "0140",
+    "0143",
+    "0144",
+    "0145",
+  ]);
+  expect(p.floor).toBe("core 3.90.0");
   expect(p.summary.match(/NEEDS DOWNTIME/g)).toHaveLength(1);
 });
 
-test("0144 breaks 3.87.0-3.89.1 without any guard saying so; 3.89.2 rolls", () => {
-  const p = plan("3.87.0", "3.90.1");
-  expect(p).toMatchObject({ kind: "stop-the-world", floor: "core 3.89.2" });
+test("0144 and 0145 (3.90.0) break every older release, 3.89.2 too: its dispatch still inserts task.worker", () => {
+  const p = plan("3.89.2", "3.105.16");
+  expect(p).toMatchObject({
+    kind: "stop-the-world",
+    floor: "core 3.90.0",
+    migrations: "core 0144_delete_old_appstatus (3.90.0), core 0145_domainize_import_export (3.90.0)",
+  });
   expect(p.summary).toMatch(
-    /0144_delete_old_appstatus \(in 3\.90\.0\) breaks core 3\.87\.0: drops task\.worker/,
+    /0144_delete_old_appstatus \(in 3\.90\.0\) breaks core 3\.89\.2: drops task\.worker/,
   );
-  expect(plan("3.89.2", "3.90.1").kind).toBe("rolling");
+  expect(p.summary).toMatch(
+    /0145_domainize_import_export \(in 3\.90\.0\) breaks core 3\.89\.2: .*pulp_domain/,
+  );
+  expect(plan("3.87.0", "3.90.1")).toMatchObject({ kind: "stop-the-world", floor: "core 3.90.0" });
+  expect(plan("3.90.0", "3.90.1").kind).toBe("rolling");
 });
 
 test("0152 (3.115.0) breaks every older release; within 3.115 it rolls", () => {
@@ -137,4 +151,28 @@ test("the AppStatus cleanup is for the releases with the table and without pulpc
   const not = ["3.84.0", "3.85.3", "3.85.34", "3.91.0", "3.123.1"];
   expect(needs.filter(needsAppStatusCleanup)).toEqual(needs);
   expect(not.filter(needsAppStatusCleanup)).toEqual([]);
+});
+
+test("pulpcore 3.117.0 was yanked (its 0156 changes core_contentartifact): refused as a target, 3.117.1 on plans", () => {
+  expect(() => plan("3.116.3", "3.117.0")).toThrow(UpgradeRefused);
+  expect(() => plan("3.116.3", "3.117.0")).toThrow(/core 3\.117\.0 was yanked .*3\.117\.1 or later/);
+  expect(() => plan(undefined, "3.117.0")).toThrow(/yanked/);
+  // A stack already on it can change anything else, and move on.
+  expect(plan("3.117.0", "3.117.0").kind).toBe("none");
+  expect(plan("3.117.0", "3.117.1").kind).toBe("rolling");
+});
+
+test("0156 (3.117) fails migrate on base paths older releases accepted: every plan crossing it names the query", () => {
+  const query =
+    /SELECT name, base_path FROM core_distribution WHERE .*\[\\n\\r\\s\\t\\\?#\]\|\(\/\\\.\{0,2\}\/\)/;
+  const p = plan("3.116.3", "3.117.1");
+  expect(p.kind).toBe("rolling"); // old code fails only on paths the new release rejects too
+  expect(p.summary).toMatch(
+    /Before the upgrade: core 0156_alter_contentartifact_relative_path_and_more \(3\.117\.0\)/,
+  );
+  expect(p.summary).toMatch(query);
+  expect(plan("3.105.16", "3.123.1").summary).toMatch(query);
+  expect(planUpgrade("3.116.3", "3.123.1", { deployed: true, target: true }).summary).toMatch(query);
+  expect(plan("3.117.1", "3.123.1").summary).not.toMatch(/base_path/);
+  expect(plan("3.116.3", "3.116.3").summary).not.toMatch(/base_path/);
 });
