@@ -284,6 +284,11 @@ export class Pulp extends pulumi.ComponentResource {
               claim: restorePlan.claim,
               overwrite: restorePlan.overwrite,
               image: (config.backup.image ?? config.database.cloudnativepg?.imageName)!,
+              pulpImage: config.image,
+              target: config.storage.s3
+                ? { kind: "s3", ...config.storage.s3, secretKey: storage.s3SecretKey! }
+                : { kind: "pvc" },
+              done: restorePlan.done,
               pulpcoreVersion: config.pulpcoreVersion,
               database: database.settings,
               databasePassword: database.password,

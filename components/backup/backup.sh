@@ -27,8 +27,16 @@ final=$root/$id
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 t0=$SECONDS
 log() { printf '%s backup %s: %s\n' "$(date -u +%H:%M:%S)" "$id" "$*"; }
-fail() { log "FAILED: $*"; printf 'backup %s failed: %s\n' "$id" "$*" >/dev/termination-log; exit 1; }
+fail() { log "FAILED: $*"; printf 'backup %s failed: %s\n' "$id" "$*" >"${TERMINATION_LOG:-/dev/termination-log}"; exit 1; }
 
+# One backup at a time in a volume: the CronJob's concurrencyPolicy does not cover a Job created from it
+# (npm run backup -- now) while a scheduled one runs, and each removes the others' partial copies below.
+exec 9>"$root/.lock"
+flock -n -E 75 9 || {
+  status=$?
+  ((status == 75)) && fail "another backup of this volume is running; run this one again once it is done (kubectl get jobs)"
+  log "cannot lock $root/.lock (flock exit $status): going on without, as before"
+}
 [[ -e $final ]] && fail "$final exists already (two backups in one second); run it again"
 mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
@@ -119,7 +127,7 @@ find "$root" -mindepth 1 -maxdepth 1 -name '[0-9]*T*Z' -printf '%f\n' | LC_ALL=C
 
 result=$(printf '{"id": "%s", "seconds": %d, "databaseBytes": %s, "artifactFiles": %s, "artifactBytes": %s}' \
   "$id" "$((SECONDS - t0))" "$(stat -c %s "$final/database.dump")" "$files" "$bytes")
-echo "$result" >/dev/termination-log
+echo "$result" >"${TERMINATION_LOG:-/dev/termination-log}"
 # For the container that puts it into object storage, when there is one.
 [[ -z ${RESULT_FILE:-} ]] || echo "$result" >"$RESULT_FILE"
 echo "$result"

@@ -43,6 +43,11 @@ const VERSIONS_SCRIPT = [
   'json.dump({n: v for n, v in sorted(names.items()) if n.startswith("pulp")}, sys.stdout)\' >/run/backup/versions.json',
 ].join("\n");
 
+/** A storage as a backup's manifest names it (`artifacts.storage`): "pvc" or "s3://<bucket>". */
+export function storageName(storage: { s3?: { bucket: string } }): string {
+  return storage.s3 ? `s3://${storage.s3.bucket}` : "pvc";
+}
+
 export interface BackupKeys {
   secretKey: SecretKeyRef;
   dbFieldsKey: SecretKeyRef;
@@ -169,7 +174,8 @@ export class Backup extends pulumi.ComponentResource {
       { name: "MEDIA_ROOT", value: args.artifacts ? `${PULP_DATA_DIR}/media` : "" },
       {
         name: "STORAGE",
-        value: args.artifacts ? "pvc" : "s3 (not in the backup: back the bucket up by its own means)",
+        // Compared with the target's by a restore (artifactCheck.py): the bucket's objects are not in the backup.
+        value: storageName(args.config.storage),
       },
       { name: "KEYS_DIR", value: "/run/keys" },
       { name: "CONFIG_FILE", value: "/opt/backup/config.json" },

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Loads one backup (backup.sh's layout) into a new install, run by the restore Job (restore.ts) before the
-# first migration, in a PostgreSQL image. Checks everything before it changes anything: the backup is
+# first migration, in a PostgreSQL image, after artifactCheck.py found every artifact the backup references
+# in it or in this install's storage. Checks everything before it changes anything: the backup is
 # complete, not from a newer pulpcore than the target's, made with the keys this install runs with, and
 # the database is empty unless the stack confirmed an overwrite. Then the artifacts (content-addressed: copying them again is harmless), and last
 # the database in one transaction, so a failed restore can simply run again.
@@ -13,7 +14,7 @@ umask 027
 dir=${BACKUP_DIR:?}
 t0=$SECONDS
 log() { printf '%s restore: %s\n' "$(date -u +%H:%M:%S)" "$*"; }
-fail() { log "REFUSED: $*"; printf 'restore refused: %s\n' "$*" >/dev/termination-log; exit 1; }
+fail() { log "REFUSED: $*"; printf 'restore refused: %s\n' "$*" >"${TERMINATION_LOG:-/dev/termination-log}"; exit 1; }
 
 [[ -f $dir/manifest.json ]] || fail "no backup at $dir (no manifest.json): check pulp:restore.backup and pulp:restore.claim (npm run backup -- list)"
 manifest=$(cat "$dir/manifest.json")
@@ -50,6 +51,15 @@ if [[ $(psql -XAtc "SELECT to_regclass('public.django_migrations') IS NOT NULL")
   overwrite=true
 fi
 
+# artifactCheck.py compared the storages first; this holds even where it did not run (an older Job's pod).
+referenced=$(grep -c . "$dir/artifacts.list" || true)
+if [[ -n ${MEDIA_ROOT:-} && ! -d $dir/media ]] && ((referenced > 0)); then
+  fail "the backup holds none of its $referenced artifacts (they were in object storage), and this install keeps them on a volume: every one would be missing"
+fi
+if [[ -z ${MEDIA_ROOT:-} && -d $dir/media ]] && ((referenced > 0)); then
+  fail "the backup holds its $referenced artifacts for a volume, and this install keeps them in object storage: a restore copies them into a volume only"
+fi
+
 log "restoring backup $(field id) (pulpcore ${backup_core:-?}) into $PGDATABASE on $PGHOST"
 if [[ -n ${MEDIA_ROOT:-} && -d $dir/media ]]; then
   mkdir -p "$MEDIA_ROOT"
@@ -70,4 +80,4 @@ else
     || fail "pg_restore failed (see the log); the database is unchanged, and the next pulumi up runs the restore again"
 fi
 log "done in $((SECONDS - t0)) s"
-printf '{"restored": "%s", "seconds": %d}\n' "$(field id)" "$((SECONDS - t0))" >/dev/termination-log
+printf '{"restored": "%s", "seconds": %d}\n' "$(field id)" "$((SECONDS - t0))" >"${TERMINATION_LOG:-/dev/termination-log}"

@@ -3,12 +3,28 @@ import * as path from "path";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { PULP_DATA_DIR } from "../settings/render";
+import { SecretKeyRef } from "../secrets/pulpSecrets";
 import { fixedName, labels, runningLabels } from "../shared/labels";
 import { restricted } from "../workload/podSecurity";
-import { InstallData, keyProjection, libpqEnv } from "./backup";
+import { PULP_PYTHON } from "../workload/pulpProcess";
+import { InstallData, keyProjection, libpqEnv, storageName } from "./backup";
 
 /** The script the Job runs (shellchecked in the repository, shipped in a ConfigMap). */
 export const RESTORE_SCRIPT = fs.readFileSync(path.join(__dirname, "restore.sh"), "utf8");
+/** What runs first: the backup's artifacts against this install's storage (run with Pulp's interpreter). */
+export const ARTIFACT_CHECK_SCRIPT = fs.readFileSync(path.join(__dirname, "artifactCheck.py"), "utf8");
+
+/** Where this install keeps its artifacts, as the artifact check compares it with the backup's. */
+export type ArtifactTarget =
+  | { kind: "pvc" }
+  | {
+      kind: "s3";
+      bucket: string;
+      endpointUrl?: string;
+      region?: string;
+      accessKeyId: string;
+      secretKey: SecretKeyRef;
+    };
 
 export interface RestoreArgs extends InstallData {
   /** The backup id and the PVC in the namespace that holds `<id>/` (restorePlan.ts). */
@@ -21,6 +37,15 @@ export interface RestoreArgs extends InstallData {
   overwrite: boolean;
   /** A PostgreSQL image: pg_restore must be at least the dump's version. */
   image: string;
+  /** The Pulp image: the artifact check runs with its interpreter and boto3. */
+  pulpImage: string;
+  /** This install's artifact storage, which must hold (or receive) every artifact the backup references. */
+  target: ArtifactTarget;
+  /**
+   * Restored by an earlier update (restorePlan.ts): the Job stays exactly as it was created, whatever this
+   * version of the program would make of it, so that it is never replaced and run again over live data.
+   */
+  done: boolean;
   /** The release this install runs: a backup from a newer one is refused. */
   pulpcoreVersion: string;
   /** The keys (InstallData.keys) are this install's: the Job checks they are the backup's first. */
@@ -43,10 +68,43 @@ export class RestoreJob extends pulumi.ComponentResource {
       name,
       {
         metadata: { name: jobName, namespace: args.namespace, labels: labels(args.identity, "backup") },
-        data: { "restore.sh": RESTORE_SCRIPT, ...(args.overwrite ? { overwrite: args.backup } : {}) },
+        data: {
+          "restore.sh": RESTORE_SCRIPT,
+          "artifactCheck.py": ARTIFACT_CHECK_SCRIPT,
+          ...(args.overwrite ? { overwrite: args.backup } : {}),
+        },
       },
       { parent: this },
     );
+    const s3 = args.target.kind === "s3" ? args.target : undefined;
+    const check: k8s.types.input.core.v1.Container = {
+      name: "artifact-check",
+      image: args.pulpImage,
+      command: ["/bin/sh", "-c", `${PULP_PYTHON}\nexec "$py" /opt/restore/artifactCheck.py`],
+      terminationMessagePolicy: "FallbackToLogsOnError",
+      env: [
+        { name: "BACKUP_DIR", value: `/backups/${args.backup}` },
+        { name: "TARGET_STORAGE", value: storageName({ s3 }) },
+        ...(s3
+          ? [
+              { name: "S3_ENDPOINT_URL", value: s3.endpointUrl ?? "" },
+              { name: "S3_REGION", value: s3.region ?? "" },
+              { name: "AWS_ACCESS_KEY_ID", value: s3.accessKeyId },
+              {
+                name: "AWS_SECRET_ACCESS_KEY",
+                valueFrom: { secretKeyRef: { name: s3.secretKey.name, key: s3.secretKey.key } },
+              },
+            ]
+          : []),
+      ],
+      volumeMounts: [
+        { name: "backups", mountPath: "/backups", readOnly: true },
+        { name: "script", mountPath: "/opt/restore", readOnly: true },
+        { name: "tmp", mountPath: "/tmp" },
+      ],
+      // One listing page (1,000 keys) at a time, merged with the sorted list as it streams.
+      resources: { requests: { cpu: "50m", memory: "128Mi" }, limits: { memory: "512Mi" } },
+    };
     const podLabels = runningLabels(args.identity, "backup");
     this.job = new k8s.batch.v1.Job(
       name,
@@ -66,6 +124,7 @@ export class RestoreJob extends pulumi.ComponentResource {
               ...args.podDefaults,
               restartPolicy: "Never",
               enableServiceLinks: false,
+              initContainers: [check],
               containers: [
                 {
                   name: "restore",
@@ -101,7 +160,12 @@ export class RestoreJob extends pulumi.ComponentResource {
           },
         },
       },
-      { parent: this, dependsOn: [script, ...args.after], customTimeouts: { create: "2h", update: "2h" } },
+      {
+        parent: this,
+        dependsOn: [script, ...args.after],
+        customTimeouts: { create: "2h", update: "2h" },
+        ...(args.done ? { ignoreChanges: ["spec", "metadata"] } : {}),
+      },
     );
     this.registerOutputs({ jobName });
   }

@@ -25,7 +25,18 @@ export type RestorePlan =
    * The restore Job (named by the id): created on a new install, unchanged on the next updates. With
    * `overwrite`, this update replaces a live install's data: every Pulp process stops first.
    */
-  | { kind: "restore"; backup: string; claim: string; overwrite: boolean; import?: RestoreImport };
+  | {
+      kind: "restore";
+      backup: string;
+      claim: string;
+      overwrite: boolean;
+      /**
+       * An earlier update restored this backup already: its Job is history, kept as it was (never run
+       * again, whatever this version of the program would make of it).
+       */
+      done: boolean;
+      import?: RestoreImport;
+    };
 
 /**
  * Throws RestoreRefused for a restore into a new install without the backup's keys (without its db-fields
@@ -60,7 +71,8 @@ export function planRestore(
         `npm run backup -- keys ${restore.backup} -n ${config.namespace}${restore.claim ? ` --claim ${restore.claim}` : ""}  (sets them from the backup)`,
     );
   }
-  if (!live || deployed.restoredBackup === restore.backup) return { ...restoring, overwrite: false };
+  if (!live) return { ...restoring, overwrite: false, done: false };
+  if (deployed.restoredBackup === restore.backup) return { ...restoring, overwrite: false, done: true };
   const what =
     `pulp:restore.backup is ${restore.backup}, but this stack is a live install (pulpcore ` +
     `${deployed.pulpcoreVersion}, ${deployed.restoredBackup ? `restored from backup ${deployed.restoredBackup}` : "not restored from a backup"})`;
@@ -72,7 +84,7 @@ export function planRestore(
           `pulumi config set pulp:image <the image of pulpcore ${deployed.pulpcoreVersion}>`,
       );
     }
-    return { ...restoring, overwrite: true };
+    return { ...restoring, overwrite: true, done: false };
   }
   throw new RestoreRefused(
     `${what}: restoring would overwrite its database and artifacts. Restore into a new stack instead ` +

@@ -16,7 +16,8 @@ import { DATA_VOLUME, DEPLOYMENT, JOB, podTemplates, render } from "../../helper
 const ID = "20261124T031500Z";
 const KEYS = {
   adminPassword: "old-admin-Pw1",
-  secretKey: "k".repeat(50),
+  // 50 characters, more than 5 different: a key Django's check_secret_key accepts.
+  secretKey: "restore-test-secret-key-0123456789abcdefghijklmnop",
   dbFieldsEncryptionKey: "Vq3rcn1qCbSWc2tW3rOUbDGMnKcAUOsqDnG8K2ZsbcE=",
 };
 const RESTORE = {
@@ -42,6 +43,7 @@ test("a restore runs into a new install, and again with the same id (the same Jo
     backup: ID,
     claim: "pulp-backups",
     overwrite: false,
+    done: false,
   });
   expect(
     planRestore(config({ backup: ID, claim: "old-backups" }), { ...live, restoredBackup: ID }, SUPPLIED),
@@ -50,6 +52,7 @@ test("a restore runs into a new install, and again with the same id (the same Jo
     backup: ID,
     claim: "old-backups",
     overwrite: false,
+    done: true,
   });
 });
 
@@ -132,10 +135,12 @@ test("pulp:restore.overwrite naming the backup restores over a live install, wit
     backup: ID,
     claim: "pulp-backups",
     overwrite: true,
+    done: false,
   });
   // Once restored, the same id is a no-op again, confirmation or not.
   expect(planRestore(confirmed, { ...live, restoredBackup: ID }, SUPPLIED)).toMatchObject({
     overwrite: false,
+    done: true,
   });
   expect(() => planRestore(confirmed, { ...live, pulpcoreVersion: "3.121.3" }, SUPPLIED)).toThrow(
     /pulp:image moves it from 3.121.3 to 3.123.1 in the same update: overwrite with the running release, then upgrade/,
@@ -168,6 +173,10 @@ test("an overwrite stops every Pulp process first, restores, migrates again, the
   expect(after.ofType(TYPES.stopTheWorldStep)).toHaveLength(0);
   expect(after.k8s("ConfigMap", `pulp-restore-${ID.toLowerCase()}`).inputs.data.overwrite).toBeUndefined();
   expect(after.k8s("Job", `pulp-restore-${ID.toLowerCase()}`).inputs).toEqual(job.inputs);
+  expect(after.k8s("Job", `pulp-restore-${ID.toLowerCase()}`).ignoreChanges.sort()).toEqual([
+    "metadata",
+    "spec",
+  ]);
 
   // Against the install as it was (restored from the older backup): a new migration Job and new pod templates.
   const before = await render({ ...RESTORE, restore: { backup: "20261101T000000Z" } }, KEYS, false, previous);
@@ -205,6 +214,7 @@ test("a backup over http comes in through a CDI DataVolume of its own, which the
     backup: ID,
     claim: name,
     overwrite: false,
+    done: false,
     import: { ...http, name, waitForFirstConsumer: false },
   });
   const run = await render({ ...RESTORE, restore: { backup: ID, http } }, KEYS);
@@ -232,4 +242,41 @@ test("a backup over http comes in through a CDI DataVolume of its own, which the
   expect(
     problemsOf({ ...RESTORE, restore: { backup: ID, http }, namespaceQuota: { requestsStorage: "30Gi" } }),
   ).toContainEqual(expect.stringContaining("import restore 2 x 20Gi"));
+});
+
+test("the restore Job checks the backup's artifacts against this install's storage first, with Pulp's interpreter", async () => {
+  const check = async (storage: object | undefined, secrets: object = {}) => {
+    const run = await render({ ...RESTORE, ...(storage ? { storage } : {}) }, { ...KEYS, ...secrets });
+    const pod = run.k8s("Job", `pulp-restore-${ID.toLowerCase()}`).inputs.spec.template.spec;
+    expect(restrictedViolations(pod)).toEqual([]);
+    const [init] = pod.initContainers;
+    expect(init.name).toBe("artifact-check");
+    expect(init.image).toBe(run.k8s("Deployment", "pulp-api").inputs.spec.template.spec.containers[0].image);
+    expect(init.command.join(" ")).toContain("/opt/restore/artifactCheck.py");
+    return Object.fromEntries(init.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
+  };
+  expect(await check(undefined)).toEqual({ BACKUP_DIR: `/backups/${ID}`, TARGET_STORAGE: "pvc" });
+  const s3 = { bucket: "pulp-artifacts", endpointUrl: "https://s3.example.com", accessKeyId: "AKIA1" };
+  expect(await check({ s3 }, { s3SecretAccessKey: "secret" })).toEqual({
+    BACKUP_DIR: `/backups/${ID}`,
+    TARGET_STORAGE: "s3://pulp-artifacts",
+    S3_ENDPOINT_URL: "https://s3.example.com",
+    S3_REGION: "",
+    AWS_ACCESS_KEY_ID: "AKIA1",
+    AWS_SECRET_ACCESS_KEY: { secretKeyRef: { name: "pulp-s3", key: "secret_key" } },
+  });
+});
+
+test("once restored, the Job stays as it was created: never replaced, so never run again over live data", async () => {
+  const name = `pulp-restore-${ID.toLowerCase()}`;
+  const pending = await render(RESTORE, KEYS);
+  expect(pending.k8s("Job", name).ignoreChanges).toEqual([]);
+  expect(Object.keys(pending.k8s("ConfigMap", name).inputs.data).sort()).toEqual([
+    "artifactCheck.py",
+    "restore.sh",
+  ]);
+  const done = await render(RESTORE, KEYS, false, { ...live, restoredBackup: ID });
+  // Whatever an older program created it with (before the artifact check, say), and whatever a later
+  // config says (another backup image): a changed Job spec would replace it, and run it again.
+  expect(done.k8s("Job", name).ignoreChanges.sort()).toEqual(["metadata", "spec"]);
 });

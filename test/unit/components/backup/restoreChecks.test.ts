@@ -1,0 +1,244 @@
+// Unit: the checks a restore makes before it changes anything, and the backup's lock, run as the pods run
+// them: artifactCheck.py under python3 against a stand-in boto3 that lists a fake bucket page by page,
+// restore.sh and backup.sh under bash with stand-ins for psql and pg_dump (python3, bash and flock are part
+// of what the tests need: missing, this fails). Real Pulp restores in test/e2e/real/restore.test.ts.
+import { spawn, spawnSync } from "child_process";
+import { createHash } from "crypto";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+
+const BACKUP = path.join(__dirname, "../../../../components/backup");
+const ID = "20261124T031500Z";
+const ARTIFACTS = ["artifact/0a/11", "artifact/3f/22", "artifact/3f/23", "artifact/c4/44"];
+
+// boto3 as artifactCheck.py uses it: FAKE_BUCKET (JSON) maps a bucket to its keys; two keys a page, so the
+// merge runs across pages. Every listing is printed as "LIST: <bucket> <prefix>".
+const FAKE_BOTO3 = `
+import json, os
+class Paginator:
+    def paginate(self, Bucket, Prefix):
+        print("LIST:", Bucket, Prefix)
+        keys = sorted(k for k in json.loads(os.environ["FAKE_BUCKET"]).get(Bucket, []) if k.startswith(Prefix))
+        for i in range(0, max(len(keys), 1), 2):
+            yield {"Contents": [{"Key": k} for k in keys[i:i + 2]]} if keys else {}
+class Client:
+    def get_paginator(self, name):
+        assert name == "list_objects_v2"
+        return Paginator()
+def client(service, endpoint_url=None, region_name=None, config=None):
+    assert service == "s3"
+    return Client()
+`;
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "restore-checks-"));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** A backup as backup.sh lays it out: `storage` as its manifest names it, media/ for a volume's. */
+function backup(storage: string, config: object = {}): string {
+  const b = path.join(dir, "backups", ID);
+  fs.mkdirSync(path.join(b, "keys"), { recursive: true });
+  fs.writeFileSync(path.join(b, "artifacts.list"), ARTIFACTS.map((a) => `${a}\n`).join(""));
+  fs.writeFileSync(path.join(b, "database.dump"), "dump");
+  fs.writeFileSync(path.join(b, "config.json"), JSON.stringify(config));
+  const keys: Record<string, string> = {};
+  for (const f of ["secret_key", "database_fields.symmetric.key", "admin_password"]) {
+    fs.writeFileSync(path.join(b, "keys", f), `${f}-value`);
+    keys[f] = sha256(`${f}-value`);
+  }
+  if (storage === "pvc") {
+    for (const a of ARTIFACTS) {
+      fs.mkdirSync(path.dirname(path.join(b, "media", a)), { recursive: true });
+      fs.writeFileSync(path.join(b, "media", a), a);
+    }
+  }
+  // As backup.sh writes it: a top-level key a line (restore.sh reads it with sed).
+  const line = (value: object) => JSON.stringify(value).replace(/,"/g, ', "').replace(/":/g, '": ');
+  const manifest = [
+    "{",
+    `  "format": 1,`,
+    `  "id": "${ID}",`,
+    `  "versions": {"pulpcore": "3.123.1"},`,
+    `  "database": ${line({ file: "database.dump", sha256: sha256("dump") })},`,
+    `  "artifacts": ${line({ storage, referenced: ARTIFACTS.length, files: storage === "pvc" ? ARTIFACTS.length : 0 })},`,
+    `  "keys": ${line(keys)}`,
+    "}",
+  ].join("\n");
+  expect(JSON.parse(manifest)).toMatchObject({ id: ID });
+  fs.writeFileSync(path.join(b, "manifest.json"), manifest);
+  return b;
+}
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+function artifactCheck(target: string, bucket: Record<string, string[]> = {}) {
+  const stub = path.join(dir, "stub");
+  fs.mkdirSync(path.join(stub, "botocore"), { recursive: true });
+  fs.writeFileSync(path.join(stub, "boto3.py"), FAKE_BOTO3);
+  fs.writeFileSync(path.join(stub, "botocore", "__init__.py"), "");
+  fs.writeFileSync(
+    path.join(stub, "botocore", "config.py"),
+    "class Config:\n    def __init__(self, **kw): pass\n",
+  );
+  const log = path.join(dir, "termination-log");
+  fs.rmSync(log, { force: true });
+  const r = spawnSync("python3", [path.join(BACKUP, "artifactCheck.py")], {
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      PYTHONPATH: stub,
+      BACKUP_DIR: path.join(dir, "backups", ID),
+      TARGET_STORAGE: target,
+      FAKE_BUCKET: JSON.stringify(bucket),
+      TERMINATION_LOG: log,
+    },
+  });
+  if (r.error) throw r.error;
+  const termination = fs.existsSync(log) ? fs.readFileSync(log, "utf8") : "";
+  return { code: r.status, out: r.stdout + r.stderr, termination };
+}
+
+test("a volume's backup into an object-storage install is refused, naming both storages (B1)", () => {
+  backup("pvc");
+  const r = artifactCheck("s3://pulp-new", { "pulp-new": ARTIFACTS });
+  expect(r.code).toBe(1);
+  expect(r.termination).toBe(
+    `restore refused: backup ${ID} was taken of an install whose artifacts are in pvc (the backup holds them, ` +
+      "4 files), and this install keeps its artifacts in s3://pulp-new: a restore copies artifacts into a volume " +
+      "only, so every one would be missing. Nothing was changed. Restore it into an install with a volume for " +
+      "its artifacts: pulumi config rm pulp:storage\n",
+  );
+  expect(r.out).not.toMatch(/LIST:/);
+});
+
+test("an object-storage backup into a volume install is refused, with the bucket to set (B1)", () => {
+  backup("s3://pulp-old");
+  const r = artifactCheck("pvc");
+  expect(r.code).toBe(1);
+  expect(r.termination).toMatch(
+    /whose artifacts are in s3:\/\/pulp-old \(the backup holds none of them\), and this install keeps its artifacts on a volume: every one would be missing\. Nothing was changed\..*pulumi config set --path pulp:storage\.s3\.bucket pulp-old /,
+  );
+  // Backups taken before the manifest named the bucket: it comes from the config they were taken with.
+  backup("s3 (not in the backup: back the bucket up by its own means)", {
+    storage: { s3: { bucket: "legacy" } },
+  });
+  expect(artifactCheck("pvc").termination).toMatch(/artifacts are in s3:\/\/legacy .*bucket legacy /);
+  // A volume's backup into a volume install: restore.sh copies and checks the files.
+  backup("pvc");
+  expect(artifactCheck("pvc")).toMatchObject({ code: 0, termination: "" });
+});
+
+test("into a bucket, every referenced object must be there: one listing, the missing ones named (B4)", () => {
+  backup("s3://pulp");
+  const all = artifactCheck("s3://pulp", { pulp: [...ARTIFACTS, "artifact/ff/99", "other/x"] });
+  expect(all).toMatchObject({ code: 0, termination: "" });
+  expect(all.out).toMatch(/^LIST: pulp artifact\/$/m);
+  expect(all.out).toMatch(
+    /all 4 artifacts backup .* references are in s3:\/\/pulp; 1 objects there are not referenced by it and stay/,
+  );
+  // Orphan cleanup deleted two after the backup (the first and one between pages).
+  const gone = artifactCheck("s3://pulp", { pulp: [ARTIFACTS[1], ARTIFACTS[3]] });
+  expect(gone.code).toBe(1);
+  expect(gone.termination).toBe(
+    `restore refused: 2 of the 4 artifacts backup ${ID} references are not in s3://pulp (first: artifact/0a/11 ` +
+      "artifact/3f/23): the restored Pulp would reference objects that are gone, for good where they were " +
+      "uploaded. Nothing was changed. Objects deleted since the backup (orphan cleanup) come back from the " +
+      "bucket's own versions or backup: restore them, then pulumi up again\n",
+  );
+  expect(artifactCheck("s3://pulp", {}).termination).toMatch(/^restore refused: 4 of the 4 artifacts/);
+});
+
+test("another bucket is accepted only when it holds every object, and named when it does not (B1, B4)", () => {
+  backup("s3://pulp-old");
+  expect(artifactCheck("s3://pulp-new", { "pulp-new": ARTIFACTS }).out).toMatch(
+    /all 4 artifacts .* are in s3:\/\/pulp-new \(the backup was taken with s3:\/\/pulp-old\)/,
+  );
+  expect(artifactCheck("s3://pulp-new", { "pulp-old": ARTIFACTS }).termination).toMatch(
+    /4 of the 4 artifacts .* are not in s3:\/\/pulp-new \(the backup was taken with s3:\/\/pulp-old\).*; or copy the objects over first \(aws s3 sync s3:\/\/pulp-old s3:\/\/pulp-new\)\n$/,
+  );
+});
+
+/** restore.sh with psql standing in for an empty database (it answers "f" to the emptiness check). */
+function restoreScript(mediaRoot: string) {
+  const bin = path.join(dir, "bin");
+  fs.mkdirSync(bin, { recursive: true });
+  fs.writeFileSync(path.join(bin, "psql"), "#!/bin/sh\necho f\n", { mode: 0o755 });
+  fs.writeFileSync(path.join(bin, "pg_restore"), "#!/bin/sh\necho RESTORED\n", { mode: 0o755 });
+  const log = path.join(dir, "restore-termination-log");
+  const r = spawnSync("bash", [path.join(BACKUP, "restore.sh")], {
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      PATH: `${bin}:${process.env.PATH}`,
+      BACKUP_DIR: path.join(dir, "backups", ID),
+      MEDIA_ROOT: mediaRoot,
+      KEYS_DIR: path.join(dir, "backups", ID, "keys"),
+      TARGET_PULPCORE: "3.123.1",
+      OVERWRITE_FILE: "/nonexistent",
+      PGDATABASE: "pulp",
+      PGHOST: "db",
+      TERMINATION_LOG: log,
+    },
+  });
+  return { code: r.status, out: r.stdout + r.stderr, termination: fs.readFileSync(log, "utf8") };
+}
+
+test("restore.sh refuses a storage mismatch itself, before it copies or loads anything (B1)", () => {
+  backup("s3://pulp");
+  const intoVolume = restoreScript(path.join(dir, "media"));
+  expect(intoVolume.code).toBe(1);
+  expect(intoVolume.termination).toMatch(
+    /the backup holds none of its 4 artifacts .* every one would be missing/,
+  );
+  expect(intoVolume.out).not.toMatch(/RESTORED/);
+  backup("pvc");
+  const intoBucket = restoreScript("");
+  expect(intoBucket.termination).toMatch(
+    /holds its 4 artifacts for a volume, and this install keeps them in object storage/,
+  );
+  expect(intoBucket.out).not.toMatch(/RESTORED/);
+  // The matching case restores: the artifacts copied and checked, then the database.
+  const fine = restoreScript(path.join(dir, "media"));
+  expect(fine).toMatchObject({ code: 0 });
+  expect(fine.out).toMatch(/artifacts copied[\s\S]*RESTORED/);
+  expect(fs.readdirSync(path.join(dir, "media", "artifact"))).toEqual(["0a", "3f", "c4"]);
+});
+
+test("a second backup of the same volume while one runs fails at once, and removes nothing (B16)", async () => {
+  const root = path.join(dir, "volume");
+  fs.mkdirSync(path.join(root, ".partial-20261124T030000Z"), { recursive: true });
+  const env = {
+    ...process.env,
+    BACKUP_ROOT: root,
+    KEEP: "2",
+    ...{ PGHOST: "db", PGPORT: "5432", PGUSER: "pulp" },
+    TERMINATION_LOG: path.join(dir, "backup-termination-log"),
+    PATH: `${path.join(dir, "bin")}:${process.env.PATH}`,
+  };
+  fs.mkdirSync(path.join(dir, "bin"));
+  fs.writeFileSync(path.join(dir, "bin", "psql"), "#!/bin/sh\nexit 2\n", { mode: 0o755 });
+  // The running one: holds the lock as backup.sh does, until told to stop.
+  const held = path.join(dir, "held");
+  const running = spawn("flock", [path.join(root, ".lock"), "-c", `touch ${held}; sleep 30`], {
+    detached: true, // its own process group: the sleep holds the lock too
+  });
+  while (!fs.existsSync(held)) await new Promise((r) => setTimeout(r, 20));
+  const second = spawnSync("bash", [path.join(BACKUP, "backup.sh")], { encoding: "utf8", env });
+  expect(second.status).toBe(1);
+  expect(fs.readFileSync(env.TERMINATION_LOG, "utf8")).toMatch(
+    /failed: another backup of this volume is running; run this one again once it is done/,
+  );
+  expect(fs.readdirSync(root).sort()).toEqual([".lock", ".partial-20261124T030000Z"]);
+  const exited = new Promise((r) => running.on("exit", r));
+  process.kill(-running.pid!, "SIGTERM");
+  await exited;
+  while (spawnSync("flock", ["-n", path.join(root, ".lock"), "true"]).status !== 0) {
+    await new Promise((r) => setTimeout(r, 20)); // until its sleep, which holds the lock too, is gone
+  }
+  // Once it is done, the next one goes on (to the database, which the stand-in refuses).
+  const next = spawnSync("bash", [path.join(BACKUP, "backup.sh")], { encoding: "utf8", env });
+  expect(fs.readFileSync(env.TERMINATION_LOG, "utf8")).toMatch(/failed: cannot reach PostgreSQL/);
+  expect(next.status).toBe(1);
+});
