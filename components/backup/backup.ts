@@ -174,7 +174,7 @@ export class Backup extends pulumi.ComponentResource {
       { name: "MEDIA_ROOT", value: args.artifacts ? `${PULP_DATA_DIR}/media` : "" },
       {
         name: "STORAGE",
-        // Compared with the target's by a restore (artifactCheck.py): the bucket's objects are not in the backup.
+        // Compared with the target's by a restore (restoreCheck.py): the bucket's objects are not in the backup.
         value: storageName(args.config.storage),
       },
       { name: "KEYS_DIR", value: "/run/keys" },

@@ -6,13 +6,29 @@ import { PULP_DATA_DIR } from "../settings/render";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
 import { fixedName, labels, runningLabels } from "../shared/labels";
 import { restricted } from "../workload/podSecurity";
+import { PACKAGE_OF, WAYPOINTS } from "../upgrade/migrations";
 import { PULP_PYTHON } from "../workload/pulpProcess";
 import { InstallData, keyProjection, libpqEnv, storageName } from "./backup";
 
 /** The script the Job runs (shellchecked in the repository, shipped in a ConfigMap). */
 export const RESTORE_SCRIPT = fs.readFileSync(path.join(__dirname, "restore.sh"), "utf8");
-/** What runs first: the backup's artifacts against this install's storage (run with Pulp's interpreter). */
-export const ARTIFACT_CHECK_SCRIPT = fs.readFileSync(path.join(__dirname, "artifactCheck.py"), "utf8");
+/**
+ * What runs first, with Pulp's interpreter: the backup's releases against the image's, and its artifacts
+ * against this install's storage.
+ */
+export const RESTORE_CHECK_SCRIPT = fs.readFileSync(path.join(__dirname, "restoreCheck.py"), "utf8");
+
+/**
+ * The upgrade planner's tables as restoreCheck.py applies them to a backup's releases (the backup's
+ * database is the deployed side, the image the target): which packages carry migrations the planner
+ * knows, and the squash purges a database must have been migrated past.
+ */
+export function restoreRules(): { packages: string[]; waypoints: object[] } {
+  return {
+    packages: [...new Set(Object.values(PACKAGE_OF))].sort(),
+    waypoints: WAYPOINTS.map((w) => ({ ...w, package: PACKAGE_OF[w.app] })),
+  };
+}
 
 /** Where this install keeps its artifacts, as the artifact check compares it with the backup's. */
 export type ArtifactTarget =
@@ -70,7 +86,7 @@ export class RestoreJob extends pulumi.ComponentResource {
         metadata: { name: jobName, namespace: args.namespace, labels: labels(args.identity, "backup") },
         data: {
           "restore.sh": RESTORE_SCRIPT,
-          "artifactCheck.py": ARTIFACT_CHECK_SCRIPT,
+          "restoreCheck.py": RESTORE_CHECK_SCRIPT,
           ...(args.overwrite ? { overwrite: args.backup } : {}),
         },
       },
@@ -78,12 +94,13 @@ export class RestoreJob extends pulumi.ComponentResource {
     );
     const s3 = args.target.kind === "s3" ? args.target : undefined;
     const check: k8s.types.input.core.v1.Container = {
-      name: "artifact-check",
+      name: "restore-check",
       image: args.pulpImage,
-      command: ["/bin/sh", "-c", `${PULP_PYTHON}\nexec "$py" /opt/restore/artifactCheck.py`],
+      command: ["/bin/sh", "-c", `${PULP_PYTHON}\nexec "$py" /opt/restore/restoreCheck.py`],
       terminationMessagePolicy: "FallbackToLogsOnError",
       env: [
         { name: "BACKUP_DIR", value: `/backups/${args.backup}` },
+        { name: "RESTORE_RULES", value: JSON.stringify(restoreRules()) },
         { name: "TARGET_STORAGE", value: storageName({ s3 }) },
         ...(s3
           ? [

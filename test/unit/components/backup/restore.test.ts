@@ -1,5 +1,6 @@
 // Unit: the restore plan (plain calls) and the restore Job (under Pulumi mocks). That a backup really comes
 // back as a working Pulp is shown on real Pulp: test/e2e/real/restore.test.ts.
+import { restoreRules } from "../../../../components/backup/restore";
 import {
   planRestore,
   RESTORE_REFUSED_MARKER,
@@ -250,15 +251,21 @@ test("the restore Job checks the backup's artifacts against this install's stora
     const pod = run.k8s("Job", `pulp-restore-${ID.toLowerCase()}`).inputs.spec.template.spec;
     expect(restrictedViolations(pod)).toEqual([]);
     const [init] = pod.initContainers;
-    expect(init.name).toBe("artifact-check");
+    expect(init.name).toBe("restore-check");
     expect(init.image).toBe(run.k8s("Deployment", "pulp-api").inputs.spec.template.spec.containers[0].image);
-    expect(init.command.join(" ")).toContain("/opt/restore/artifactCheck.py");
+    expect(init.command.join(" ")).toContain("/opt/restore/restoreCheck.py");
     return Object.fromEntries(init.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
   };
-  expect(await check(undefined)).toEqual({ BACKUP_DIR: `/backups/${ID}`, TARGET_STORAGE: "pvc" });
+  const RESTORE_RULES = JSON.stringify(restoreRules());
+  expect(await check(undefined)).toEqual({
+    BACKUP_DIR: `/backups/${ID}`,
+    RESTORE_RULES,
+    TARGET_STORAGE: "pvc",
+  });
   const s3 = { bucket: "pulp-artifacts", endpointUrl: "https://s3.example.com", accessKeyId: "AKIA1" };
   expect(await check({ s3 }, { s3SecretAccessKey: "secret" })).toEqual({
     BACKUP_DIR: `/backups/${ID}`,
+    RESTORE_RULES,
     TARGET_STORAGE: "s3://pulp-artifacts",
     S3_ENDPOINT_URL: "https://s3.example.com",
     S3_REGION: "",
@@ -272,8 +279,8 @@ test("once restored, the Job stays as it was created: never replaced, so never r
   const pending = await render(RESTORE, KEYS);
   expect(pending.k8s("Job", name).ignoreChanges).toEqual([]);
   expect(Object.keys(pending.k8s("ConfigMap", name).inputs.data).sort()).toEqual([
-    "artifactCheck.py",
     "restore.sh",
+    "restoreCheck.py",
   ]);
   const done = await render(RESTORE, KEYS, false, { ...live, restoredBackup: ID });
   // Whatever an older program created it with (before the artifact check, say), and whatever a later

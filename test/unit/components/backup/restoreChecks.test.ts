@@ -1,5 +1,6 @@
 // Unit: the checks a restore makes before it changes anything, and the backup's lock, run as the pods run
-// them: artifactCheck.py under python3 against a stand-in boto3 that lists a fake bucket page by page,
+// them: restoreCheck.py under python3 with the image's releases as dist-info folders on its path and a
+// stand-in boto3 that lists a fake bucket page by page,
 // restore.sh and backup.sh under bash with stand-ins for psql and pg_dump (python3, bash and flock are part
 // of what the tests need: missing, this fails). Real Pulp restores in test/e2e/real/restore.test.ts.
 import { spawn, spawnSync } from "child_process";
@@ -7,12 +8,13 @@ import { createHash } from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import { restoreRules } from "../../../../components/backup/restore";
 
 const BACKUP = path.join(__dirname, "../../../../components/backup");
 const ID = "20261124T031500Z";
 const ARTIFACTS = ["artifact/0a/11", "artifact/3f/22", "artifact/3f/23", "artifact/c4/44"];
 
-// boto3 as artifactCheck.py uses it: FAKE_BUCKET (JSON) maps a bucket to its keys; two keys a page, so the
+// boto3 as restoreCheck.py uses it: FAKE_BUCKET (JSON) maps a bucket to its keys; two keys a page, so the
 // merge runs across pages. Every listing is printed as "LIST: <bucket> <prefix>".
 const FAKE_BOTO3 = `
 import json, os
@@ -37,8 +39,15 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
+/** The releases the image carries (importlib.metadata reads them from dist-info folders on the path). */
+const IMAGE = { pulpcore: "3.123.1", "pulp-ansible": "0.30.3", "pulp-glue": "0.36.0" };
+
 /** A backup as backup.sh lays it out: `storage` as its manifest names it, media/ for a volume's. */
-function backup(storage: string, config: object = {}): string {
+function backup(
+  storage: string,
+  config: object = {},
+  versions: Record<string, string> = { pulpcore: "3.123.1" },
+): string {
   const b = path.join(dir, "backups", ID);
   fs.mkdirSync(path.join(b, "keys"), { recursive: true });
   fs.writeFileSync(path.join(b, "artifacts.list"), ARTIFACTS.map((a) => `${a}\n`).join(""));
@@ -61,7 +70,7 @@ function backup(storage: string, config: object = {}): string {
     "{",
     `  "format": 1,`,
     `  "id": "${ID}",`,
-    `  "versions": {"pulpcore": "3.123.1"},`,
+    `  "versions": ${line(versions)},`,
     `  "database": ${line({ file: "database.dump", sha256: sha256("dump") })},`,
     `  "artifacts": ${line({ storage, referenced: ARTIFACTS.length, files: storage === "pvc" ? ARTIFACTS.length : 0 })},`,
     `  "keys": ${line(keys)}`,
@@ -73,9 +82,22 @@ function backup(storage: string, config: object = {}): string {
 }
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
-function artifactCheck(target: string, bucket: Record<string, string[]> = {}) {
+function restoreCheck(
+  target: string,
+  bucket: Record<string, string[]> = {},
+  image: Record<string, string> = IMAGE,
+) {
   const stub = path.join(dir, "stub");
+  fs.rmSync(stub, { recursive: true, force: true });
   fs.mkdirSync(path.join(stub, "botocore"), { recursive: true });
+  for (const [name, version] of Object.entries(image)) {
+    const info = path.join(stub, `${name.replace(/-/g, "_")}-${version}.dist-info`);
+    fs.mkdirSync(info);
+    fs.writeFileSync(
+      path.join(info, "METADATA"),
+      `Metadata-Version: 2.1\nName: ${name}\nVersion: ${version}\n`,
+    );
+  }
   fs.writeFileSync(path.join(stub, "boto3.py"), FAKE_BOTO3);
   fs.writeFileSync(path.join(stub, "botocore", "__init__.py"), "");
   fs.writeFileSync(
@@ -84,12 +106,13 @@ function artifactCheck(target: string, bucket: Record<string, string[]> = {}) {
   );
   const log = path.join(dir, "termination-log");
   fs.rmSync(log, { force: true });
-  const r = spawnSync("python3", [path.join(BACKUP, "artifactCheck.py")], {
+  const r = spawnSync("python3", [path.join(BACKUP, "restoreCheck.py")], {
     encoding: "utf8",
     env: {
       ...process.env,
       PYTHONPATH: stub,
       BACKUP_DIR: path.join(dir, "backups", ID),
+      RESTORE_RULES: JSON.stringify(restoreRules()),
       TARGET_STORAGE: target,
       FAKE_BUCKET: JSON.stringify(bucket),
       TERMINATION_LOG: log,
@@ -102,7 +125,7 @@ function artifactCheck(target: string, bucket: Record<string, string[]> = {}) {
 
 test("a volume's backup into an object-storage install is refused, naming both storages (B1)", () => {
   backup("pvc");
-  const r = artifactCheck("s3://pulp-new", { "pulp-new": ARTIFACTS });
+  const r = restoreCheck("s3://pulp-new", { "pulp-new": ARTIFACTS });
   expect(r.code).toBe(1);
   expect(r.termination).toBe(
     `restore refused: backup ${ID} was taken of an install whose artifacts are in pvc (the backup holds them, ` +
@@ -115,7 +138,7 @@ test("a volume's backup into an object-storage install is refused, naming both s
 
 test("an object-storage backup into a volume install is refused, with the bucket to set (B1)", () => {
   backup("s3://pulp-old");
-  const r = artifactCheck("pvc");
+  const r = restoreCheck("pvc");
   expect(r.code).toBe(1);
   expect(r.termination).toMatch(
     /whose artifacts are in s3:\/\/pulp-old \(the backup holds none of them\), and this install keeps its artifacts on a volume: every one would be missing\. Nothing was changed\..*pulumi config set --path pulp:storage\.s3\.bucket pulp-old /,
@@ -124,22 +147,22 @@ test("an object-storage backup into a volume install is refused, with the bucket
   backup("s3 (not in the backup: back the bucket up by its own means)", {
     storage: { s3: { bucket: "legacy" } },
   });
-  expect(artifactCheck("pvc").termination).toMatch(/artifacts are in s3:\/\/legacy .*bucket legacy /);
+  expect(restoreCheck("pvc").termination).toMatch(/artifacts are in s3:\/\/legacy .*bucket legacy /);
   // A volume's backup into a volume install: restore.sh copies and checks the files.
   backup("pvc");
-  expect(artifactCheck("pvc")).toMatchObject({ code: 0, termination: "" });
+  expect(restoreCheck("pvc")).toMatchObject({ code: 0, termination: "" });
 });
 
 test("into a bucket, every referenced object must be there: one listing, the missing ones named (B4)", () => {
   backup("s3://pulp");
-  const all = artifactCheck("s3://pulp", { pulp: [...ARTIFACTS, "artifact/ff/99", "other/x"] });
+  const all = restoreCheck("s3://pulp", { pulp: [...ARTIFACTS, "artifact/ff/99", "other/x"] });
   expect(all).toMatchObject({ code: 0, termination: "" });
   expect(all.out).toMatch(/^LIST: pulp artifact\/$/m);
   expect(all.out).toMatch(
     /all 4 artifacts backup .* references are in s3:\/\/pulp; 1 objects there are not referenced by it and stay/,
   );
   // Orphan cleanup deleted two after the backup (the first and one between pages).
-  const gone = artifactCheck("s3://pulp", { pulp: [ARTIFACTS[1], ARTIFACTS[3]] });
+  const gone = restoreCheck("s3://pulp", { pulp: [ARTIFACTS[1], ARTIFACTS[3]] });
   expect(gone.code).toBe(1);
   expect(gone.termination).toBe(
     `restore refused: 2 of the 4 artifacts backup ${ID} references are not in s3://pulp (first: artifact/0a/11 ` +
@@ -147,15 +170,15 @@ test("into a bucket, every referenced object must be there: one listing, the mis
       "uploaded. Nothing was changed. Objects deleted since the backup (orphan cleanup) come back from the " +
       "bucket's own versions or backup: restore them, then pulumi up again\n",
   );
-  expect(artifactCheck("s3://pulp", {}).termination).toMatch(/^restore refused: 4 of the 4 artifacts/);
+  expect(restoreCheck("s3://pulp", {}).termination).toMatch(/^restore refused: 4 of the 4 artifacts/);
 });
 
 test("another bucket is accepted only when it holds every object, and named when it does not (B1, B4)", () => {
   backup("s3://pulp-old");
-  expect(artifactCheck("s3://pulp-new", { "pulp-new": ARTIFACTS }).out).toMatch(
+  expect(restoreCheck("s3://pulp-new", { "pulp-new": ARTIFACTS }).out).toMatch(
     /all 4 artifacts .* are in s3:\/\/pulp-new \(the backup was taken with s3:\/\/pulp-old\)/,
   );
-  expect(artifactCheck("s3://pulp-new", { "pulp-old": ARTIFACTS }).termination).toMatch(
+  expect(restoreCheck("s3://pulp-new", { "pulp-old": ARTIFACTS }).termination).toMatch(
     /4 of the 4 artifacts .* are not in s3:\/\/pulp-new \(the backup was taken with s3:\/\/pulp-old\).*; or copy the objects over first \(aws s3 sync s3:\/\/pulp-old s3:\/\/pulp-new\)\n$/,
   );
 });
@@ -241,4 +264,35 @@ test("a second backup of the same volume while one runs fails at once, and remov
   const next = spawnSync("bash", [path.join(BACKUP, "backup.sh")], { encoding: "utf8", env });
   expect(fs.readFileSync(env.TERMINATION_LOG, "utf8")).toMatch(/failed: cannot reach PostgreSQL/);
   expect(next.status).toBe(1);
+});
+
+test("a backup the image cannot migrate is refused before anything changes, by the planner's tables (B13)", () => {
+  const refusal = (versions: Record<string, string>, image: Record<string, string> = IMAGE) => {
+    backup("pvc", {}, versions);
+    return restoreCheck("pvc", {}, image).termination;
+  };
+  // A database from before pulpcore's squash (3.69) cannot migrate to 3.85 or later.
+  expect(refusal({ pulpcore: "3.45.2" })).toBe(
+    `restore refused: backup ${ID} is from pulpcore 3.45.2, and this install's 3.123.1 no longer carries the ` +
+      "migrations core's squash replaced (pulpcore 3.85.0 deleted them): `migrate` would fail " +
+      "(InconsistentMigrationHistory). Restore it with pulpcore 3.84.0 first (pulumi config set pulp:image " +
+      "<the image of 3.84.0>), then upgrade\n",
+  );
+  // Plugins count as pulpcore does: newer in the backup, or missing from the image.
+  expect(refusal({ pulpcore: "3.123.1", "pulp-ansible": "0.31.0" })).toMatch(
+    /is from pulp-ansible 0\.31\.0, newer than this install's 0\.30\.3: its database may hold migrations/,
+  );
+  expect(refusal({ pulpcore: "3.123.1", "pulp-container": "2.29.0" })).toMatch(
+    /holds pulp-container 2\.29\.0's data, and this install's image has no pulp-container/,
+  );
+  expect(refusal({ pulpcore: "3.123.1", "pulp-ansible": "0.23.0" })).toMatch(
+    /from pulp-ansible 0\.23\.0, .* Restore it with pulp-ansible 0\.29\.12 first/,
+  );
+  // Older releases within reach migrate; packages the planner does not know are named, not refused.
+  backup("pvc", {}, { pulpcore: "3.85.34", "pulp-ansible": "0.29.12", "pulp-glue": "0.40.0" });
+  const fine = restoreCheck("pvc");
+  expect(fine).toMatchObject({ code: 0, termination: "" });
+  expect(fine.out).toMatch(
+    /releases: pulp-ansible 0\.29\.12 -> 0\.30\.3, pulpcore 3\.85\.34 -> 3\.123\.1; not checked: pulp-glue/,
+  );
 });

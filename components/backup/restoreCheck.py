@@ -1,6 +1,13 @@
-"""Checks, before a restore changes anything, that every artifact the backup's database references will be
-there once it is restored. Run by the restore Job's first container, in the Pulp image (boto3 is Pulp's own
-S3 dependency); restore.sh, which changes things, runs only after it passed.
+"""Checks, before a restore changes anything, that the backup fits this install: that the image can migrate
+the backup's database, and that every artifact the database references will be there once it is restored.
+Run by the restore Job's first container, in the Pulp image (its installed releases are the target's; boto3
+is Pulp's own S3 dependency); restore.sh, which changes things, runs only after it passed.
+
+Releases, by the upgrade planner's own tables (RESTORE_RULES, from components/upgrade/migrations.ts): for
+each Pulp package the backup and the image both name, the backup's release must not be newer than the
+image's (its schema may hold migrations the image does not know), and must not be older than a squash the
+image no longer carries (the planner's waypoints: `migrate` would fail with InconsistentMigrationHistory).
+A package of the backup the image lacks is refused: its tables would be left unmigrated and unused.
 
 - A backup of a volume install carries its artifacts (media/), and restore.sh copies them into this
   install's volume. Into an install that keeps its artifacts in object storage nothing would be copied:
@@ -11,12 +18,14 @@ S3 dependency); restore.sh, which changes things, runs only after it passed.
   them again): refused, naming the first missing ones, when any is not. A bucket other than the backup's
   is accepted when it holds them all (the objects were copied over); the log says so.
 
-Env: BACKUP_DIR; TARGET_STORAGE ("pvc" or "s3://<bucket>", backup.ts storageName); for s3 S3_ENDPOINT_URL
+Env: BACKUP_DIR; RESTORE_RULES (JSON: packages, waypoints); TARGET_STORAGE ("pvc" or "s3://<bucket>", backup.ts storageName); for s3 S3_ENDPOINT_URL
 and S3_REGION (may be empty), AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY.
 """
 
+import importlib.metadata
 import json
 import os
+import re
 import sys
 
 
@@ -29,6 +38,54 @@ def refuse(message: str) -> None:
     with open(os.environ.get("TERMINATION_LOG", "/dev/termination-log"), "w") as out:
         out.write(f"restore refused: {message}\n")
     sys.exit(1)
+
+
+def version(text: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in re.findall(r"\d+", text.split("+")[0])[:3])
+
+
+def installed() -> dict[str, str]:
+    """The image's Pulp distributions as the backup's manifest names them (backup.ts VERSIONS_SCRIPT)."""
+    names = {}
+    for d in importlib.metadata.distributions():
+        name = (d.metadata["Name"] or "").lower().replace("_", "-")
+        if name.startswith("pulp"):
+            names[name] = d.version
+    return names
+
+
+def check_releases(backup_id: str, backup: dict[str, str], image: dict[str, str], rules: dict) -> None:
+    known = set(rules["packages"])
+    for package in sorted(known & set(backup)):
+        if package not in image:
+            refuse(
+                f"backup {backup_id} holds {package} {backup[package]}'s data, and this install's image has no "
+                f"{package}: restore it with an image that carries {package} {backup[package]} or later "
+                "(pulumi config set pulp:image <that image>)"
+            )
+        if version(backup[package]) > version(image[package]):
+            refuse(
+                f"backup {backup_id} is from {package} {backup[package]}, newer than this install's "
+                f"{image[package]}: its database may hold migrations this image does not know. Restore it with "
+                f"an image that carries {package} {backup[package]} or later (pulumi config set pulp:image <that image>)"
+            )
+    for w in rules["waypoints"]:
+        have, want = backup.get(w["package"]), image.get(w["package"])
+        if have is None or want is None:
+            continue
+        if version(want) >= version(w["purgedIn"]) and version(have) < version(w["squashedIn"]):
+            refuse(
+                f"backup {backup_id} is from {w['package']} {have}, and this install's {want} no longer carries "
+                f"the migrations {w['app']}'s squash replaced ({w['package']} {w['purgedIn']} deleted them): "
+                f"`migrate` would fail (InconsistentMigrationHistory). Restore it with {w['package']} "
+                f"{w['stopAt']} first (pulumi config set pulp:image <the image of {w['stopAt']}>), then upgrade"
+            )
+    unchecked = sorted(set(backup) - known)
+    log(
+        "releases: "
+        + ", ".join(f"{p} {backup[p]} -> {image.get(p, '?')}" for p in sorted(known & set(backup)))
+        + (f"; not checked: {', '.join(unchecked)}" if unchecked else "")
+    )
 
 
 def backup_storage(backup_dir: str, manifest: dict) -> str:
@@ -102,6 +159,7 @@ def main() -> None:
     with open(os.path.join(backup_dir, "manifest.json")) as f:
         manifest = json.load(f)
     backup_id, source = manifest.get("id", "?"), backup_storage(backup_dir, manifest)
+    check_releases(backup_id, manifest.get("versions", {}), installed(), json.loads(os.environ["RESTORE_RULES"]))
     files = manifest.get("artifacts", {}).get("files", 0)
     what = f"backup {backup_id} was taken of an install whose artifacts are in {source}"
 
