@@ -9,7 +9,7 @@ Pulp's own S3 dependency. Writes, under S3_PREFIX in S3_BUCKET, what `npm run ba
                  keys from whoever may read the archives
   <id>.json      the backup's manifest with the sizes and sha256 of both: what is there, without reading it
 The archive is streamed (tar into a multipart upload) with at most IN_MEMORY_PARTS parts buffered (plus the
-one being read); nothing is staged.
+one being read), fewer when the container's memory limit holds no more; nothing is staged.
 
 `upload.py list` prints, oldest first, one line per <id>.json under the prefix (what `npm run backup --
 list` shows of the bucket), and changes nothing.
@@ -27,6 +27,7 @@ import sys
 import tarfile
 import threading
 import time
+from typing import Optional
 
 import boto3
 from s3transfer.manager import TransferConfig, TransferManager
@@ -35,9 +36,14 @@ from s3transfer.manager import TransferConfig, TransferManager
 OBJECT = re.compile(r"^(\d{8}T\d{6}Z)\.(tar|keys\.tar|json)$")
 MAX_PARTS = 10_000  # S3's limit on the parts of one multipart upload
 # Parts held in memory besides the one being read from the stream. s3transfer's default is 10
-# (s3transfer/manager.py, TransferConfig), which boto3's TransferConfig does not expose: with parts of
-# size / 9,900, a backup above ~0.8 TiB overran the container's 1 GiB.
+# (s3transfer/manager.py@0.19.3, TransferConfig), which boto3's TransferConfig does not expose: with parts
+# of size / 9,900, a backup above ~0.8 TiB overran the container's 1 GiB.
 IN_MEMORY_PARTS = 2
+# The interpreter, boto3 and the tar writer besides the parts (56 MiB measured with
+# testbed/bench/upload-memory.sh), with room to spare.
+BASELINE = 96 * 2**20
+# The container's memory limit as the kernel enforces it: cgroup v2, v1.
+MEMORY_LIMIT_FILES = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
 
 
 def fail(message: str) -> None:
@@ -65,6 +71,35 @@ def keys_archive(root: str, backup_id: str) -> bytes:
     with tarfile.open(fileobj=out, mode="w") as tar:
         tar.add(f"{root}/{backup_id}/keys", arcname=f"{backup_id}/keys", filter=private)
     return out.getvalue()
+
+
+def memory_limit() -> Optional[int]:
+    """The container's memory limit in bytes; None when unlimited or unknown."""
+    for name in MEMORY_LIMIT_FILES:
+        try:
+            with open(name) as f:
+                text = f.read().strip()
+        except OSError:
+            continue
+        return None if text == "max" or int(text) >= 2**62 else int(text)
+    return None
+
+
+def parts_in_memory(size: int, part: int) -> int:
+    """IN_MEMORY_PARTS, or 1 when the memory limit holds only that; refuses, before anything is uploaded,
+    when not even one fits (past ~4.2 TiB in 1 GiB), rather than be OOMKilled hours into the upload."""
+    limit = memory_limit()
+    if limit is None:
+        return IN_MEMORY_PARTS
+    fit = (limit - BASELINE) // part - 1
+    if fit < 1:
+        fail(
+            f"a backup of {size / 2**40:.2f} TiB goes up in parts of {part // 2**20} MiB (S3 allows "
+            f"{MAX_PARTS} parts), and the upload holds two of them in memory besides its own "
+            f"{BASELINE // 2**20} MiB: {(2 * part + BASELINE) // 2**20} MiB, over its container's memory "
+            f"limit of {limit // 2**20} MiB. Nothing was uploaded; the backup itself is in the volume"
+        )
+    return min(IN_MEMORY_PARTS, fit)
 
 
 class Hashing:
@@ -126,6 +161,10 @@ def main() -> None:
     members = ["manifest.json", "config.json", "database.dump", "artifacts.list"]
     if os.path.isdir(f"{root}/{backup_id}/media"):
         members += ["media.list", "media"]
+    # Parts big enough for the whole backup within S3's part limit, as many in memory as the limit holds.
+    size = result.get("databaseBytes", 0) + result.get("artifactBytes", 0)
+    part = max(16 * 2**20, -(-int(size * 1.05) // (MAX_PARTS - 100)))
+    in_memory = parts_in_memory(size, part)
     read_end, write_end = os.pipe()
     written: list[BaseException] = []
 
@@ -139,16 +178,17 @@ def main() -> None:
 
     writer = threading.Thread(target=write_tar, daemon=True)
     writer.start()
-    # Parts big enough for the whole backup within S3's part limit. s3transfer's own manager, as boto3's
-    # upload_fileobj uses it, for the in-memory bound: at most IN_MEMORY_PARTS + 1 parts in memory.
-    size = result.get("databaseBytes", 0) + result.get("artifactBytes", 0)
-    part = max(16 * 2**20, -(-int(size * 1.05) // (MAX_PARTS - 100)))
+    # s3transfer's own manager, as boto3's upload_fileobj uses it, for the in-memory bound.
+    print(
+        f"upload: {where}: parts of {part // 2**20} MiB, {in_memory} in memory besides the one read",
+        flush=True,
+    )
     body = Hashing(os.fdopen(read_end, "rb"))
     started = time.monotonic()
     config = TransferConfig(
         multipart_chunksize=part,
-        max_request_concurrency=IN_MEMORY_PARTS,
-        max_in_memory_upload_chunks=IN_MEMORY_PARTS,
+        max_request_concurrency=in_memory,
+        max_in_memory_upload_chunks=in_memory,
     )
     try:
         with TransferManager(s3, config) as transfers:
@@ -171,7 +211,9 @@ def main() -> None:
     s3.put_object(
         Bucket=bucket,
         Key=f"{prefix}{backup_id}.json",
-        Body=json.dumps({**manifest, "archive": archive, "keysArchive": keys_archive_entry}, indent=2).encode(),
+        Body=json.dumps(
+            {**manifest, "archive": archive, "keysArchive": keys_archive_entry}, indent=2
+        ).encode(),
         ContentType="application/json",
     )
     print(f"upload: {where}: {body.bytes} bytes in {seconds} s, sha256 {archive['sha256']}", flush=True)

@@ -66,7 +66,7 @@ interface Run {
 }
 
 /** One backup in a backups volume as backup.sh leaves it, then upload.py as the container runs it. */
-function upload(existing: string[] = [], result: object = {}): Run {
+function upload(existing: string[] = [], result: object = {}, memoryLimit = "max"): Run {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "upload-py-"));
   const backup = path.join(dir, "backups", ID);
   fs.mkdirSync(path.join(backup, "keys"), { recursive: true });
@@ -94,10 +94,19 @@ function upload(existing: string[] = [], result: object = {}): Run {
     path.join(dir, "result.json"),
     JSON.stringify({ id: ID, databaseBytes: 4096, artifactBytes: 5, ...result }),
   );
-  // The kubelet's termination log, here a file of the test's.
   const script = path.join(dir, "upload.py");
   const log = path.join(dir, "termination-log");
-  fs.writeFileSync(script, fs.readFileSync(SCRIPT, "utf8").replace(/\/dev\/termination-log/g, log));
+  // The kubelet's termination log and the container's cgroup memory limit (v2; no v1 file), here files of the test's.
+  const limit = path.join(dir, "memory.max");
+  fs.writeFileSync(limit, `${memoryLimit}\n`);
+  fs.writeFileSync(
+    script,
+    fs
+      .readFileSync(SCRIPT, "utf8")
+      .replace(/\/dev\/termination-log/g, log)
+      .replace("/sys/fs/cgroup/memory.max", limit)
+      .replace("/sys/fs/cgroup/memory/memory.limit_in_bytes", path.join(dir, "no-such-file")),
+  );
   const r = spawnSync("python3", [script], {
     encoding: "utf8",
     env: {
@@ -230,4 +239,38 @@ test("the multipart upload holds two parts in memory besides the one it reads, w
     max_request_concurrency: 2,
     max_in_memory_upload_chunks: 2,
   });
+});
+
+test("under a 1 GiB limit, parts too big for two in memory go up with one; bigger ones are refused before anything is uploaded", () => {
+  const GiB = 2 ** 30;
+  const limit = String(GiB);
+  // 3.5 TiB: parts of ~389 MiB; 96 MiB for the interpreter, one part read and one uploading fit, not a third.
+  const big = upload([], { databaseBytes: GiB, artifactBytes: 3.5 * 2 ** 40 - GiB }, limit);
+  runs.push(big);
+  expect(big.code).toBe(0);
+  const config = JSON.parse(fs.readFileSync(path.join(big.dir, "transfer.json"), "utf8"));
+  expect([config.max_in_memory_upload_chunks, config.max_request_concurrency]).toEqual([1, 1]);
+
+  // 4.5 TiB: parts of 500 MiB, two of them over 1 GiB with the rest.
+  const bigger = upload([], { databaseBytes: GiB, artifactBytes: 4.5 * 2 ** 40 - GiB }, limit);
+  runs.push(bigger);
+  expect(bigger.code).toBe(1);
+  expect(bigger.objects).toEqual([]);
+  expect(fs.readFileSync(path.join(bigger.dir, "termination-log"), "utf8")).toBe(
+    "backup upload failed: a backup of 4.50 TiB goes up in parts of 500 MiB (S3 allows 10000 parts), and the " +
+      "upload holds two of them in memory besides its own 96 MiB: 1096 MiB, over its container's memory limit " +
+      "of 1024 MiB. Nothing was uploaded; the backup itself is in the volume\n",
+  );
+
+  // cgroup v1 says "unlimited" with a huge number: two in memory.
+  const unlimited = upload(
+    [],
+    { databaseBytes: GiB, artifactBytes: 4.5 * 2 ** 40 - GiB },
+    "9223372036854771712",
+  );
+  runs.push(unlimited);
+  expect(
+    JSON.parse(fs.readFileSync(path.join(unlimited.dir, "transfer.json"), "utf8"))
+      .max_in_memory_upload_chunks,
+  ).toBe(2);
 });
