@@ -1,6 +1,9 @@
+import * as fs from "fs";
+import * as path from "path";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ResourcesConfig } from "../config/schema";
+import { SETTINGS_PATH } from "../settings/render";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
 import { contentHash } from "../shared/hash";
 import { fixedName, Identity, runningLabels } from "../shared/labels";
@@ -10,6 +13,7 @@ import {
   initDirsContainer,
   pulpEnv,
   pulpVolumeMounts,
+  PULP_PYTHON,
   pulpVolumes,
   PulpRuntime,
 } from "../workload/pulpProcess";
@@ -46,20 +50,13 @@ export interface MigrationJobArgs {
 const isEmpty = (o?: object) => o === undefined || Object.keys(o).length === 0;
 
 /**
- * pulpcore 3.91's pre-migrate cleanup (apps.py `_clean_app_status`), for the targets that lack it
- * (upgrade/migrations.ts APPSTATUS_CLEANUP): delete the AppStatus rows of processes whose last heartbeat is
- * older than their own TTL, which pulpcore itself counts as gone. Their RequireVersion counts every row, so
- * one process that did not exit cleanly (SIGKILL after the grace period, OOM) would block `migrate`
- * however long the update waits; the 3.85-3.89 workers purge such rows only after 7 days. SQL, not the
- * ORM: the target's model may not match the deployed schema yet. Skipped while the table does not exist.
+ * Runs before `migrate` without loading Pulp's settings (its docstring says why): waits for the database,
+ * optionally clears AppStatus rows past their TTL, and drops or names INVALID indexes. Shipped without the
+ * docstring, which explains it here and in the repository, not in every Job's description.
  */
-export const CLEAR_STALE_APPSTATUS = [
-  "/usr/local/bin/pulpcore-manager shell -c 'from django.db import connection",
-  "with connection.cursor() as c:",
-  '    if "core_appstatus" in connection.introspection.table_names(c):',
-  '        c.execute("DELETE FROM core_appstatus WHERE last_heartbeat < now() - ttl")',
-  '        print("AppStatus rows past their TTL deleted:", c.rowcount)\'',
-].join("\n");
+export const PRE_MIGRATE_SCRIPT = fs
+  .readFileSync(path.join(__dirname, "preMigrate.py"), "utf8")
+  .replace(/^"""[\s\S]*?"""\n/, "# Pulp on Kubernetes, components/migration/preMigrate.py\n");
 
 /**
  * Pulp's response cache (pulpcore/cache: one Redis hash per distribution base path) after a restore: answers
@@ -74,20 +71,24 @@ export const CLEAR_RESPONSE_CACHE = [
 ].join("\n");
 
 /**
- * What the Job runs: wait for the database, (for targets without pulpcore's own pre-migrate cleanup) clear
- * AppStatus rows past their TTL, migrate, bring artifact checksums in line with
- * ALLOWED_CONTENT_CHECKSUMS, run the system checks, (after a restore) clear the response cache, then make
- * sure the admin password is the managed one.
+ * What the Job runs: preMigrate.py (wait for the database; for targets without pulpcore's own pre-migrate
+ * cleanup, clear AppStatus rows past their TTL; INVALID indexes), migrate, bring artifact checksums in line
+ * with ALLOWED_CONTENT_CHECKSUMS, run the system checks, then (after a restore) clear the response cache.
+ * Nothing before handle-artifact-checksums loads Pulp's settings: many releases refuse to load them, for
+ * any other command, while artifacts lack a newly allowed checksum (preMigrate.py).
  * `migrate` and handle-artifact-checksums skip the system checks because pulpcore's database check E002
  * (artifacts missing a newly allowed checksum) fails them before the checksums could be fixed (seen on
  * real Pulp 3.123.1); the checks still run after, and fail the Job if anything else is wrong.
+ * Then make sure the admin password is the managed one.
  * `--password=`: an argparse value that starts with "-" would be taken for an option.
  */
 export function migrateScript(options: { clearStaleAppStatus: boolean; clearCache?: boolean }): string {
   return [
     "set -eu",
-    "/usr/bin/wait_on_postgres.py",
-    ...(options.clearStaleAppStatus ? [CLEAR_STALE_APPSTATUS] : []),
+    PULP_PYTHON,
+    `"$py" - ${SETTINGS_PATH}${options.clearStaleAppStatus ? " --clear-stale-appstatus" : ""} <<'PRE_MIGRATE'`,
+    PRE_MIGRATE_SCRIPT.trimEnd(),
+    "PRE_MIGRATE",
     "/usr/local/bin/pulpcore-manager migrate --noinput --skip-checks",
     "/usr/local/bin/pulpcore-manager handle-artifact-checksums --skip-checks",
     "/usr/local/bin/pulpcore-manager check --database default",

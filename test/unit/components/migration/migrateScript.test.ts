@@ -1,25 +1,43 @@
-// Unit: the migration Job's script, rendered every way: valid sh, and its Python snippets valid Python (the
-// AppStatus cleanup deletes exactly what pulpcore 3.91's pre-migrate hook deletes). Real Pulp runs them in
-// the e2e proofs (restore.test.ts clears the cache of an install restored over).
-import { execFileSync } from "child_process";
+// Unit: the migration Job's script, rendered every way: valid sh, nothing that loads Pulp's settings before
+// handle-artifact-checksums, its Python valid Python. preMigrate.py runs with python3 against a stand-in
+// psycopg (fixtures/psycopg.py) that prints each statement and answers from a JSON file. Real Pulp runs the
+// script in test/e2e/images/real-pulp.sh and the e2e proofs (restore.test.ts clears the cache).
+import { execFileSync, spawnSync } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
 import {
   CLEAR_RESPONSE_CACHE,
-  CLEAR_STALE_APPSTATUS,
   migrateScript,
+  PRE_MIGRATE_SCRIPT,
 } from "../../../../components/migration/migrationJob";
 
 test.each([true, false])("clearStaleAppStatus %s: sh parses the script", (clear) => {
   const script = migrateScript({ clearStaleAppStatus: clear });
   expect(() => execFileSync("sh", ["-n", "-c", script])).not.toThrow();
-  expect(script.includes("core_appstatus")).toBe(clear);
+  const call = script.split("\n").find((l) => l.includes("<<'PRE_MIGRATE'"))!;
+  expect(call.includes("--clear-stale-appstatus")).toBe(clear);
 });
 
-test("the cleanup runs between waiting for the database and migrate", () => {
-  const lines = migrateScript({ clearStaleAppStatus: true }).split("\n");
-  const at = (text: string) => lines.findIndex((l) => l.includes(text));
-  expect(at("wait_on_postgres")).toBeLessThan(at("pulpcore-manager shell"));
-  expect(at("DELETE FROM core_appstatus")).toBeLessThan(at("migrate --noinput"));
-});
+// pulpcore/app/settings.py@3.85.0 (3.86.0-3.104.x, older LTS patches) refuses to load its settings, while
+// artifacts lack a newly allowed checksum, for any command but migrate, handle-artifact-checksums,
+// collectstatic and openapi: before the checksums are handled nothing may load them.
+test.each([
+  [true, false],
+  [false, true],
+])(
+  "clearStaleAppStatus %s, clearCache %s: only migrate runs before handle-artifact-checksums",
+  (clearStaleAppStatus, clearCache) => {
+    const script = migrateScript({ clearStaleAppStatus, clearCache });
+    const before = script.slice(0, script.indexOf("pulpcore-manager handle-artifact-checksums"));
+    expect(before).not.toContain("wait_on_postgres");
+    expect(before).not.toMatch(/import django|DJANGO_SETTINGS_MODULE|pulpcore\.app/);
+    const manager = [...before.matchAll(/pulpcore-manager (\S+)/g)].map((m) => m[1]);
+    expect(manager).toEqual(["migrate"]);
+    // The pre-migrate step comes first, then migrate.
+    expect(before.indexOf("<<'PRE_MIGRATE'")).toBeLessThan(before.indexOf("pulpcore-manager migrate"));
+  },
+);
 
 test.each([true, false])(
   "clearCache %s: the cache is cleared after migrate, before the password",
@@ -35,20 +53,94 @@ test.each([true, false])(
 );
 
 // python3 is part of the toolchain the tests need (testbed/toolchain.sh): missing, this fails.
-test.each([
-  [
-    "the AppStatus cleanup",
-    CLEAR_STALE_APPSTATUS,
-    "DELETE FROM core_appstatus WHERE last_heartbeat < now() - ttl",
-  ],
-  ["the cache clearing", CLEAR_RESPONSE_CACHE, 'scan_iter(_type="hash")'],
-])("%s: the shell -c argument is Python that compiles", (_, snippet, expected) => {
-  // What sh hands to `pulpcore-manager shell -c`: the single-quoted argument.
-  const code = /shell -c '([\s\S]*)'$/.exec(snippet)![1];
-  expect(code).toContain(expected);
+test("the cache clearing: the shell -c argument is Python that compiles", () => {
+  const code = /shell -c '([\s\S]*)'$/.exec(CLEAR_RESPONSE_CACHE)![1];
+  expect(code).toContain('scan_iter(_type="hash")');
   expect(() =>
     execFileSync("python3", ["-c", "import sys; compile(sys.stdin.read(), 'shell', 'exec')"], {
       input: code,
     }),
   ).not.toThrow();
+});
+
+describe("preMigrate.py with a stand-in psycopg", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "premigrate-"));
+    fs.copyFileSync(path.join(__dirname, "fixtures", "psycopg.py"), path.join(dir, "psycopg.py"));
+    // What components/settings/render.ts writes: literals only.
+    fs.writeFileSync(
+      path.join(dir, "settings.py"),
+      'DATABASES = {"default": {"ENGINE": "django.db.backends.postgresql", "HOST": "db.pulp.svc", ' +
+        '"PORT": 5432, "NAME": "pulp", "USER": "pulp", "CONN_MAX_AGE": 0, "OPTIONS": {"sslmode": "require"}}}\n' +
+        'ALLOWED_CONTENT_CHECKSUMS = ["sha1", "sha256"]\n',
+    );
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  /** Runs the script as the Job does (from stdin, Pulp's settings path, the flag); stdout, stderr, status. */
+  const run = (state: object, flags: string[] = []) => {
+    fs.writeFileSync(path.join(dir, "state.json"), JSON.stringify(state));
+    const r = spawnSync("python3", ["-", path.join(dir, "settings.py"), ...flags], {
+      input: PRE_MIGRATE_SCRIPT,
+      encoding: "utf8",
+      env: {
+        PATH: process.env.PATH,
+        PYTHONPATH: dir,
+        FAKE_PG: path.join(dir, "state.json"),
+        SECRET_DATABASES__default__PASSWORD: "db-pass",
+      },
+    });
+    return { out: r.stdout, err: r.stderr, status: r.status };
+  };
+
+  test("connects with the settings' database and the Job's password, and waits until it answers", () => {
+    const { out, status } = run({ fail_connects: 1 });
+    expect(status).toBe(0);
+    const connects = out.split("\n").filter((l) => l.startsWith("CONNECT:"));
+    expect(connects).toHaveLength(2);
+    expect(JSON.parse(connects[1].slice("CONNECT:".length))).toEqual({
+      connect_timeout: 10,
+      dbname: "pulp",
+      host: "db.pulp.svc",
+      password: "db-pass",
+      port: 5432,
+      sslmode: "require",
+      user: "pulp",
+    });
+    expect(out).toContain("Waiting for PostgreSQL at db.pulp.svc:5432: connection refused");
+  });
+
+  test.each([true, false])("--clear-stale-appstatus %s", (clear) => {
+    const { out, status } = run({ appstatus: true }, clear ? ["--clear-stale-appstatus"] : []);
+    expect(status).toBe(0);
+    expect(out.includes("DELETE FROM core_appstatus WHERE last_heartbeat < now() - ttl")).toBe(clear);
+  });
+
+  test("an INVALID index of an interrupted 0147 is dropped, so migrate builds it again", () => {
+    const { out, status } = run({
+      migrations: ["core.0146_repository_retain_checkpoints"],
+      invalid: [["public", "pulp_labels_gin_index", "core_content", false]],
+    });
+    expect(status).toBe(0);
+    expect(out).toContain('SQL: DROP INDEX CONCURRENTLY IF EXISTS "public"."pulp_labels_gin_index"');
+  });
+
+  test("any other INVALID index stops the Job, naming the statement to run; nothing is dropped", () => {
+    const { out, err, status } = run({
+      migrations: ["core.0147_content_pulp_labels_gin"],
+      invalid: [
+        ["public", "artifact_domain_size_index", "core_artifact", true],
+        ["public", "pulp_labels_gin_index", "core_content", false],
+        ["public", "rpm_package_x", "rpm_package", false],
+      ],
+    });
+    expect(status).toBe(1);
+    expect(out).not.toContain("DROP INDEX");
+    expect(err).toContain("artifact_domain_size_index on core_artifact is being built right now");
+    expect(err).toContain(
+      'pulp_labels_gin_index on core_content: REINDEX INDEX CONCURRENTLY "public"."pulp_labels_gin_index";',
+    );
+    expect(err).toContain('rpm_package_x on rpm_package: DROP INDEX CONCURRENTLY "public"."rpm_package_x";');
+  });
 });

@@ -1,0 +1,137 @@
+"""
+What the migration Job runs before `migrate`, with Pulp's interpreter and its PostgreSQL driver but without
+Pulp's settings: releases 3.86.0-3.104.x (and LTS patches below 3.49.55, 3.63.32, 3.73.28, 3.85.13) refuse
+to load their settings while artifacts lack a newly allowed checksum, for every command but migrate and
+handle-artifact-checksums (pulpcore/app/settings.py@3.85.0), so anything that loads them first (the
+image's wait_on_postgres.py, `pulpcore-manager shell`) would stop a change of allowedContentChecksums.
+The connection comes from the rendered settings.py (literals only, components/settings/render.ts) and
+the password from the Job's env.
+
+1. Waits until PostgreSQL answers a query.
+2. --clear-stale-appstatus: deletes AppStatus rows past their TTL (pulpcore 3.91's pre-migrate cleanup).
+3. Looks for INVALID indexes (pg_index.indisvalid = false), which an interrupted CREATE INDEX CONCURRENTLY
+   leaves behind and which make the migration that builds them fail on every retry ("already exists").
+   Those a known non-atomic migration builds are dropped while that migration is not recorded as applied;
+   any other stops the Job, naming the statement to run.
+"""
+
+import os
+import sys
+import time
+
+# Index name -> the non-atomic migration (AddIndexConcurrently, atomic = False) that builds it.
+CONCURRENT_INDEXES = {
+    "pulp_labels_gin_index": ("core", "0147_content_pulp_labels_gin"),  # pulpcore 3.106.0
+    "artifact_domain_size_index": ("core", "0148_artifact_artifact_domain_size_index"),  # 3.106.0
+}
+
+INVALID_INDEXES = """
+SELECT n.nspname, i.relname, t.relname,
+       EXISTS (SELECT 1 FROM pg_stat_progress_create_index p WHERE p.index_relid = x.indexrelid)
+FROM pg_index x
+JOIN pg_class i ON i.oid = x.indexrelid
+JOIN pg_class t ON t.oid = x.indrelid
+JOIN pg_namespace n ON n.oid = i.relnamespace
+WHERE NOT x.indisvalid AND n.nspname = current_schema()
+ORDER BY i.relname
+"""
+
+
+def connection_args(settings_path, env):
+    values = {}
+    with open(settings_path) as f:
+        exec(compile(f.read(), settings_path, "exec"), values)
+    db = values["DATABASES"]["default"]
+    args = {
+        "host": db.get("HOST"),
+        "port": db.get("PORT"),
+        "dbname": db.get("NAME"),
+        "user": db.get("USER"),
+        "password": env.get("SECRET_DATABASES__default__PASSWORD") or db.get("PASSWORD"),
+        **(db.get("OPTIONS") or {}),
+    }
+    return {k: v for k, v in args.items() if v not in (None, "")}
+
+
+def driver():
+    try:
+        import psycopg
+
+        return psycopg
+    except ImportError:  # releases before psycopg 3
+        import psycopg2
+
+        return psycopg2
+
+
+def wait(db, args, interval=2):
+    while True:
+        try:
+            conn = db.connect(connect_timeout=10, **args)
+            conn.autocommit = True  # DROP INDEX CONCURRENTLY cannot run in a transaction
+            conn.cursor().execute("SELECT 1")
+            return conn
+        except db.OperationalError as e:
+            where = f"{args.get('host', 'localhost')}:{args.get('port', 5432)}"
+            print(f"Waiting for PostgreSQL at {where}: {str(e).strip()}", flush=True)
+            time.sleep(interval)
+
+
+def clear_stale_appstatus(cur):
+    cur.execute("SELECT to_regclass('core_appstatus') IS NOT NULL")
+    if cur.fetchone()[0]:
+        cur.execute("DELETE FROM core_appstatus WHERE last_heartbeat < now() - ttl")
+        print("AppStatus rows past their TTL deleted:", cur.rowcount, flush=True)
+
+
+def applied(cur, app, name):
+    cur.execute("SELECT to_regclass('django_migrations') IS NOT NULL")
+    if not cur.fetchone()[0]:
+        return False
+    cur.execute("SELECT 1 FROM django_migrations WHERE app = %s AND name = %s", (app, name))
+    return cur.fetchone() is not None
+
+
+def quoted(*names):
+    return ".".join('"' + n.replace('"', '""') + '"' for n in names)
+
+
+def repair_invalid_indexes(cur):
+    """Drops the known leftovers; returns a line per invalid index left for a person to look at."""
+    cur.execute(INVALID_INDEXES)
+    problems = []
+    for schema, index, table, building in cur.fetchall():
+        known = CONCURRENT_INDEXES.get(index)
+        if building:
+            problems.append(f"{index} on {table} is being built right now by another session")
+        elif known and not applied(cur, *known):
+            cur.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {quoted(schema, index)}")
+            print(f"Dropped INVALID index {index} on {table}, left by an interrupted "
+                  f"{known[0]}.{known[1]}, which builds it again", flush=True)
+        elif known:  # its migration is recorded: rebuild it rather than lose it
+            problems.append(f"{index} on {table}: REINDEX INDEX CONCURRENTLY {quoted(schema, index)};")
+        else:
+            problems.append(f"{index} on {table}: DROP INDEX CONCURRENTLY {quoted(schema, index)};")
+    return problems
+
+
+def main(argv, env):
+    db = driver()
+    conn = wait(db, connection_args(argv[1], env))
+    cur = conn.cursor()
+    if "--clear-stale-appstatus" in argv:
+        clear_stale_appstatus(cur)
+    problems = repair_invalid_indexes(cur)
+    if problems:
+        print("INVALID indexes (an interrupted CREATE INDEX CONCURRENTLY) would make `migrate` fail. "
+              "Check nothing is building them, run each statement with psql as the database owner, "
+              "then `pulumi up` again:", file=sys.stderr)
+        for p in problems:
+            print("  " + p, file=sys.stderr)
+        return 1
+    conn.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv, os.environ))
