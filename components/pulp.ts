@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { Backup } from "./backup/backup";
-import { RestoreJob } from "./backup/restore";
+import { RestoreCheck, RestoreJob } from "./backup/restore";
 import { planRestore } from "./backup/restorePlan";
 import { DataVolumeImports } from "./cdi/dataVolumes";
 import { SuppliedSecrets } from "./config/load";
@@ -234,6 +234,28 @@ export class Pulp extends pulumi.ComponentResource {
           )
         : undefined;
 
+    // Whether the backup fits this install, before anything stops: a refusal leaves a live install serving.
+    const restoreCheck =
+      restorePlan.kind === "restore"
+        ? new RestoreCheck(
+            `${name}-restore-check`,
+            {
+              namespace,
+              identity,
+              backup: restorePlan.backup,
+              claim: restorePlan.claim,
+              pulpImage: config.image,
+              target: config.storage.s3
+                ? { kind: "s3", ...config.storage.s3, secretKey: storage.s3SecretKey! }
+                : { kind: "pvc" },
+              done: restorePlan.done,
+              podDefaults: everyPod,
+              after: [...storage.resources, ...(restoreImport?.imported ?? [])],
+            },
+            child,
+          )
+        : undefined;
+
     // When a migration needs every older process gone, they stop and their heartbeats expire before `migrate`;
     // a restore over the live install stops them so that nothing writes while its data is replaced.
     const overwrite =
@@ -269,7 +291,10 @@ export class Pulp extends pulumi.ComponentResource {
             Math.max(...PULP_PROCESSES.map((p) => config[p].terminationGracePeriodSeconds)) + 60,
           kube: args.cluster,
         },
-        { ...child, dependsOn: restoreImport?.imported ?? [] },
+        {
+          ...child,
+          dependsOn: [...(restoreImport?.imported ?? []), ...(restoreCheck ? [restoreCheck.job] : [])],
+        },
       );
 
     // Into the new install's empty database and volume, before the first migration brings it up to date.
@@ -284,10 +309,6 @@ export class Pulp extends pulumi.ComponentResource {
               claim: restorePlan.claim,
               overwrite: restorePlan.overwrite,
               image: (config.backup.image ?? config.database.cloudnativepg?.imageName)!,
-              pulpImage: config.image,
-              target: config.storage.s3
-                ? { kind: "s3", ...config.storage.s3, secretKey: storage.s3SecretKey! }
-                : { kind: "pvc" },
               done: restorePlan.done,
               pulpcoreVersion: config.pulpcoreVersion,
               database: database.settings,
@@ -301,6 +322,7 @@ export class Pulp extends pulumi.ComponentResource {
                 ...storage.resources,
                 ...(stop ? [stop.step] : []),
                 ...(restoreImport?.imported ?? []),
+                ...(restoreCheck ? [restoreCheck.job] : []),
               ],
             },
             child,

@@ -4,8 +4,8 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { PULP_DATA_DIR } from "../settings/render";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
-import { fixedName, labels, runningLabels } from "../shared/labels";
-import { restricted } from "../workload/podSecurity";
+import { fixedName, Identity, labels, runningLabels } from "../shared/labels";
+import { PodDefaults, restricted } from "../workload/podSecurity";
 import { PACKAGE_OF, WAYPOINTS } from "../upgrade/migrations";
 import { PULP_PYTHON } from "../workload/pulpProcess";
 import { InstallData, keyProjection, libpqEnv, storageName } from "./backup";
@@ -53,10 +53,6 @@ export interface RestoreArgs extends InstallData {
   overwrite: boolean;
   /** A PostgreSQL image: pg_restore must be at least the dump's version. */
   image: string;
-  /** The Pulp image: the artifact check runs with its interpreter and boto3. */
-  pulpImage: string;
-  /** This install's artifact storage, which must hold (or receive) every artifact the backup references. */
-  target: ArtifactTarget;
   /**
    * Restored by an earlier update (restorePlan.ts): the Job stays exactly as it was created, whatever this
    * version of the program would make of it, so that it is never replaced and run again over live data.
@@ -66,6 +62,117 @@ export interface RestoreArgs extends InstallData {
   pulpcoreVersion: string;
   /** The keys (InstallData.keys) are this install's: the Job checks they are the backup's first. */
   after: pulumi.Resource[];
+}
+
+export interface RestoreCheckArgs {
+  namespace: pulumi.Input<string>;
+  identity: Identity;
+  backup: string;
+  claim: string;
+  /** The Pulp image: the check runs with its interpreter, its releases and boto3. */
+  pulpImage: string;
+  /** This install's artifact storage, which must hold (or receive) every artifact the backup references. */
+  target: ArtifactTarget;
+  /** As RestoreArgs.done: once restored, the Job stays as it was and no pod runs for it again. */
+  done: boolean;
+  podDefaults?: PodDefaults;
+  /** The backup's volume (a CDI import) and the storage's Secret. */
+  after: pulumi.Resource[];
+}
+
+/**
+ * Whether a backup fits this install (restoreCheck.py: the releases, the artifacts against the storage),
+ * as a Job of its own that runs before anything stops or changes: over a live install a refusal leaves Pulp
+ * serving, and the refusal is what `pulumi up` prints (the provider's Job await reports a failed
+ * container's termination message, not an init container's). Kept like the restore Job, and created
+ * suspended once the restore is done, so that a stack restored before this check existed runs none.
+ */
+export class RestoreCheck extends pulumi.ComponentResource {
+  readonly job: k8s.batch.v1.Job;
+
+  constructor(name: string, args: RestoreCheckArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("pulp:backup:RestoreCheck", name, {}, opts);
+    const jobName = fixedName(args.identity, `restore-check-${args.backup.toLowerCase()}`);
+    const script = new k8s.core.v1.ConfigMap(
+      name,
+      {
+        metadata: { name: jobName, namespace: args.namespace, labels: labels(args.identity, "backup") },
+        data: { "restoreCheck.py": RESTORE_CHECK_SCRIPT },
+      },
+      { parent: this },
+    );
+    const s3 = args.target.kind === "s3" ? args.target : undefined;
+    const podLabels = runningLabels(args.identity, "backup");
+    this.job = new k8s.batch.v1.Job(
+      name,
+      {
+        metadata: {
+          name: jobName,
+          namespace: args.namespace,
+          labels: podLabels,
+          annotations: {
+            // A refusal runs the check again on the next `up` once its cause is fixed.
+            "pulumi.com/replaceUnready": "true",
+            ...(args.done ? { "pulumi.com/skipAwait": "true" } : {}),
+          },
+        },
+        spec: {
+          backoffLimit: 0,
+          suspend: args.done,
+          template: {
+            metadata: { labels: podLabels },
+            spec: restricted({
+              ...args.podDefaults,
+              restartPolicy: "Never",
+              enableServiceLinks: false,
+              containers: [
+                {
+                  name: "check",
+                  image: args.pulpImage,
+                  command: ["/bin/sh", "-c", `${PULP_PYTHON}\nexec "$py" /opt/restore/restoreCheck.py`],
+                  terminationMessagePolicy: "FallbackToLogsOnError",
+                  env: [
+                    { name: "BACKUP_DIR", value: `/backups/${args.backup}` },
+                    { name: "RESTORE_RULES", value: JSON.stringify(restoreRules()) },
+                    { name: "TARGET_STORAGE", value: storageName({ s3 }) },
+                    ...(s3
+                      ? [
+                          { name: "S3_ENDPOINT_URL", value: s3.endpointUrl ?? "" },
+                          { name: "S3_REGION", value: s3.region ?? "" },
+                          { name: "AWS_ACCESS_KEY_ID", value: s3.accessKeyId },
+                          {
+                            name: "AWS_SECRET_ACCESS_KEY",
+                            valueFrom: { secretKeyRef: { name: s3.secretKey.name, key: s3.secretKey.key } },
+                          },
+                        ]
+                      : []),
+                  ],
+                  volumeMounts: [
+                    { name: "backups", mountPath: "/backups", readOnly: true },
+                    { name: "script", mountPath: "/opt/restore", readOnly: true },
+                    { name: "tmp", mountPath: "/tmp" },
+                  ],
+                  // One listing page (1,000 keys) at a time, merged with the sorted list as it streams.
+                  resources: { requests: { cpu: "50m", memory: "128Mi" }, limits: { memory: "512Mi" } },
+                },
+              ],
+              volumes: [
+                { name: "backups", persistentVolumeClaim: { claimName: args.claim, readOnly: true } },
+                { name: "script", configMap: { name: jobName, defaultMode: 0o444 } },
+                { name: "tmp", emptyDir: {} },
+              ],
+            }),
+          },
+        },
+      },
+      {
+        parent: this,
+        dependsOn: [script, ...args.after],
+        ...(args.done ? { ignoreChanges: ["spec", "metadata"] } : {}),
+      },
+    );
+    this.registerOutputs({ jobName });
+  }
 }
 
 /**
@@ -86,42 +193,11 @@ export class RestoreJob extends pulumi.ComponentResource {
         metadata: { name: jobName, namespace: args.namespace, labels: labels(args.identity, "backup") },
         data: {
           "restore.sh": RESTORE_SCRIPT,
-          "restoreCheck.py": RESTORE_CHECK_SCRIPT,
           ...(args.overwrite ? { overwrite: args.backup } : {}),
         },
       },
       { parent: this },
     );
-    const s3 = args.target.kind === "s3" ? args.target : undefined;
-    const check: k8s.types.input.core.v1.Container = {
-      name: "restore-check",
-      image: args.pulpImage,
-      command: ["/bin/sh", "-c", `${PULP_PYTHON}\nexec "$py" /opt/restore/restoreCheck.py`],
-      terminationMessagePolicy: "FallbackToLogsOnError",
-      env: [
-        { name: "BACKUP_DIR", value: `/backups/${args.backup}` },
-        { name: "RESTORE_RULES", value: JSON.stringify(restoreRules()) },
-        { name: "TARGET_STORAGE", value: storageName({ s3 }) },
-        ...(s3
-          ? [
-              { name: "S3_ENDPOINT_URL", value: s3.endpointUrl ?? "" },
-              { name: "S3_REGION", value: s3.region ?? "" },
-              { name: "AWS_ACCESS_KEY_ID", value: s3.accessKeyId },
-              {
-                name: "AWS_SECRET_ACCESS_KEY",
-                valueFrom: { secretKeyRef: { name: s3.secretKey.name, key: s3.secretKey.key } },
-              },
-            ]
-          : []),
-      ],
-      volumeMounts: [
-        { name: "backups", mountPath: "/backups", readOnly: true },
-        { name: "script", mountPath: "/opt/restore", readOnly: true },
-        { name: "tmp", mountPath: "/tmp" },
-      ],
-      // One listing page (1,000 keys) at a time, merged with the sorted list as it streams.
-      resources: { requests: { cpu: "50m", memory: "128Mi" }, limits: { memory: "512Mi" } },
-    };
     const podLabels = runningLabels(args.identity, "backup");
     this.job = new k8s.batch.v1.Job(
       name,
@@ -141,7 +217,6 @@ export class RestoreJob extends pulumi.ComponentResource {
               ...args.podDefaults,
               restartPolicy: "Never",
               enableServiceLinks: false,
-              initContainers: [check],
               containers: [
                 {
                   name: "restore",

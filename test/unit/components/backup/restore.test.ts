@@ -245,16 +245,33 @@ test("a backup over http comes in through a CDI DataVolume of its own, which the
   ).toContainEqual(expect.stringContaining("import restore 2 x 20Gi"));
 });
 
-test("the restore Job checks the backup's artifacts against this install's storage first, with Pulp's interpreter", async () => {
-  const check = async (storage: object | undefined, secrets: object = {}) => {
-    const run = await render({ ...RESTORE, ...(storage ? { storage } : {}) }, { ...KEYS, ...secrets });
-    const pod = run.k8s("Job", `pulp-restore-${ID.toLowerCase()}`).inputs.spec.template.spec;
+test("a Job of its own checks the backup against the image and the storage before anything stops or restores", async () => {
+  const check = async (storage: object | undefined, secrets: object = {}, deployed?: object) => {
+    const run = await render(
+      {
+        ...RESTORE,
+        ...(storage ? { storage } : {}),
+        ...(deployed ? { restore: { backup: ID, overwrite: ID } } : {}),
+      },
+      { ...KEYS, ...secrets },
+      false,
+      deployed as typeof live | undefined,
+    );
+    const job = run.k8s("Job", `pulp-restore-check-${ID.toLowerCase()}`);
+    const pod = job.inputs.spec.template.spec;
     expect(restrictedViolations(pod)).toEqual([]);
-    const [init] = pod.initContainers;
-    expect(init.name).toBe("restore-check");
-    expect(init.image).toBe(run.k8s("Deployment", "pulp-api").inputs.spec.template.spec.containers[0].image);
-    expect(init.command.join(" ")).toContain("/opt/restore/restoreCheck.py");
-    return Object.fromEntries(init.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
+    const [container] = pod.containers;
+    expect(container.image).toBe(
+      run.k8s("Deployment", "pulp-api").inputs.spec.template.spec.containers[0].image,
+    );
+    expect(container.command.join(" ")).toContain("/opt/restore/restoreCheck.py");
+    // The restore waits for it; over a live install, so does the stop: a refusal leaves Pulp serving.
+    const restore = run.k8s("Job", `pulp-restore-${ID.toLowerCase()}`);
+    expect(run.dependenciesOf(restore).has(job.urn)).toBe(true);
+    for (const step of run.ofType(TYPES.stopTheWorldStep))
+      expect(run.dependenciesOf(step).has(job.urn)).toBe(true);
+    expect(run.ofType(TYPES.stopTheWorldStep)).toHaveLength(deployed ? 1 : 0);
+    return Object.fromEntries(container.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
   };
   const RESTORE_RULES = JSON.stringify(restoreRules());
   expect(await check(undefined)).toEqual({
@@ -262,6 +279,7 @@ test("the restore Job checks the backup's artifacts against this install's stora
     RESTORE_RULES,
     TARGET_STORAGE: "pvc",
   });
+  expect(await check(undefined, {}, live)).toMatchObject({ TARGET_STORAGE: "pvc" });
   const s3 = { bucket: "pulp-artifacts", endpointUrl: "https://s3.example.com", accessKeyId: "AKIA1" };
   expect(await check({ s3 }, { s3SecretAccessKey: "secret" })).toEqual({
     BACKUP_DIR: `/backups/${ID}`,
@@ -274,16 +292,18 @@ test("the restore Job checks the backup's artifacts against this install's stora
   });
 });
 
-test("once restored, the Job stays as it was created: never replaced, so never run again over live data", async () => {
-  const name = `pulp-restore-${ID.toLowerCase()}`;
+test("once restored, both Jobs stay as they were created, and no check runs for a restore made before it existed", async () => {
+  const [restore, check] = [`pulp-restore-${ID.toLowerCase()}`, `pulp-restore-check-${ID.toLowerCase()}`];
   const pending = await render(RESTORE, KEYS);
-  expect(pending.k8s("Job", name).ignoreChanges).toEqual([]);
-  expect(Object.keys(pending.k8s("ConfigMap", name).inputs.data).sort()).toEqual([
-    "restore.sh",
-    "restoreCheck.py",
-  ]);
+  expect(pending.k8s("Job", restore).ignoreChanges).toEqual([]);
+  expect(pending.k8s("Job", check).ignoreChanges).toEqual([]);
+  expect(pending.k8s("Job", check).inputs.spec.suspend).toBe(false);
   const done = await render(RESTORE, KEYS, false, { ...live, restoredBackup: ID });
-  // Whatever an older program created it with (before the artifact check, say), and whatever a later
-  // config says (another backup image): a changed Job spec would replace it, and run it again.
-  expect(done.k8s("Job", name).ignoreChanges.sort()).toEqual(["metadata", "spec"]);
+  // Whatever an older program created them with, and whatever a later config says (another backup image):
+  // a changed Job spec would replace the Job, and run it again over live data.
+  expect(done.k8s("Job", restore).ignoreChanges.sort()).toEqual(["metadata", "spec"]);
+  expect(done.k8s("Job", check).ignoreChanges.sort()).toEqual(["metadata", "spec"]);
+  // A stack restored before the check existed gets it created suspended and not awaited: no pod runs.
+  expect(done.k8s("Job", check).inputs.spec.suspend).toBe(true);
+  expect(done.k8s("Job", check).inputs.metadata.annotations["pulumi.com/skipAwait"]).toBe("true");
 });
