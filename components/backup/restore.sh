@@ -1,10 +1,17 @@
 #!/bin/bash
 # Loads one backup (backup.sh's layout) into a new install, run by the restore Job (restore.ts) before the
-# first migration, in a PostgreSQL image, after artifactCheck.py found every artifact the backup references
+# first migration, in a PostgreSQL image, after restoreCheck.py found every artifact the backup references
 # in it or in this install's storage. Checks everything before it changes anything: the backup is
 # complete, not from a newer pulpcore than the target's, made with the keys this install runs with, and
 # the database is empty unless the stack confirmed an overwrite. Then the artifacts (content-addressed: copying them again is harmless), and last
 # the database in one transaction, so a failed restore can simply run again.
+#
+# The database is restored as the Pulp user, who need not own the database, schema public or the
+# extensions: PostgreSQL 14 and older give public to the bootstrap superuser, managed databases to their
+# admin, and DBAs often create hstore (Pulp's migration 0098) themselves. So public, the extensions and
+# comments (COMMENT ON EXTENSION takes its owner) are left as they are: over a live install only the Pulp
+# user's own objects in public are dropped, and the dump's CREATE EXTENSION IF NOT EXISTS is a no-op where
+# the extension exists, whoever owns it. A preflight names what the user lacks, before anything changes.
 #
 # Env: BACKUP_DIR (the backup, read-only), MEDIA_ROOT (empty: artifacts in object storage), KEYS_DIR,
 # TARGET_PULPCORE, OVERWRITE_FILE (default: `overwrite` beside this script, from the same ConfigMap; holds
@@ -51,7 +58,49 @@ if [[ $(psql -XAtc "SELECT to_regclass('public.django_migrations') IS NOT NULL")
   overwrite=true
 fi
 
-# artifactCheck.py compared the storages first; this holds even where it did not run (an older Job's pod).
+# What the Pulp user needs: CREATE in public; each of the dump's extensions there in the dump's schema,
+# or the right to create it (trusted, CREATE on the database); over a live install, the right to drop
+# every object in public that is not an extension's (the restore drops those first).
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pg_restore --list "$dir/database.dump" | grep -E '^[0-9]+; [0-9]+ [0-9]+ EXTENSION - ' >"$work/extensions.list" || true
+extensions=$(pg_restore --use-list="$work/extensions.list" --file=- "$dir/database.dump" \
+  | sed -n 's/^CREATE EXTENSION IF NOT EXISTS \([a-z0-9_]*\) WITH SCHEMA \([a-z0-9_]*\);$/('"'"'\1'"'"', '"'"'\2'"'"')/p' | paste -sd,)
+problems=$(psql -XAt -v ON_ERROR_STOP=1 <<SQL
+SELECT format('%s cannot create tables in schema public (owner %s): GRANT CREATE ON SCHEMA public TO %I, run by its owner',
+  current_user, pg_get_userbyid(nspowner), current_user)
+  FROM pg_namespace WHERE nspname = 'public' AND NOT has_schema_privilege(oid, 'CREATE');
+SELECT CASE
+    WHEN e.oid IS NOT NULL THEN format('extension %s is in schema %s here and in schema %s in the backup: ALTER EXTENSION %I SET SCHEMA %I, run by its owner %s',
+      w.name, n.nspname, w.schema, w.name, w.schema, pg_get_userbyid(e.extowner))
+    WHEN a.name IS NULL THEN format('the backup needs extension %s, which this PostgreSQL server does not have (in Debian and the postgres images: postgresql-contrib)', w.name)
+    ELSE format('the backup needs extension %s, which database %s does not have and %s cannot create: CREATE EXTENSION %I WITH SCHEMA %I, run in database %s by a superuser or its owner',
+      w.name, current_database(), current_user, w.name, w.schema, current_database())
+  END
+  FROM (VALUES ${extensions:-(NULL, NULL)}) AS w(name, schema)
+  LEFT JOIN pg_extension e ON e.extname = w.name LEFT JOIN pg_namespace n ON n.oid = e.extnamespace
+  LEFT JOIN pg_available_extension_versions a ON a.name = w.name
+    AND a.version = (SELECT default_version FROM pg_available_extensions WHERE name = w.name)
+  WHERE w.name IS NOT NULL AND (CASE WHEN e.oid IS NOT NULL THEN n.nspname <> w.schema
+    ELSE a.name IS NULL OR NOT ((SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
+      OR (a.trusted AND has_database_privilege(current_database(), 'CREATE'))) END);
+SELECT format('over the live install, %s must drop every object in schema public, and %s of them belong to others (%s): make %s their owner or drop them, run by their owners',
+    current_user, count(*), string_agg(what, ', ' ORDER BY what), current_user)
+  FROM (
+    SELECT format('%s %s of %s', CASE WHEN relkind IN ('v', 'm') THEN 'view' WHEN relkind = 'S' THEN 'sequence' ELSE 'table' END,
+        relname, pg_get_userbyid(relowner)) AS what, relowner AS owner, 'pg_class'::regclass AS class, oid
+      FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
+    UNION ALL SELECT format('function %s of %s', oid::regprocedure, pg_get_userbyid(proowner)), proowner, 'pg_proc', oid
+      FROM pg_proc WHERE pronamespace = 'public'::regnamespace AND prokind IN ('f', 'p')
+  ) o
+  WHERE $overwrite AND NOT pg_has_role(owner, 'USAGE')
+    AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = o.class AND d.objid = o.oid AND d.deptype = 'e')
+  HAVING count(*) > 0;
+SQL
+) || fail "cannot check what $PGUSER may do in database $PGDATABASE on $PGHOST (see the log)"
+[[ -z $problems ]] || fail "$(paste -sd';' <<<"$problems" | sed 's/;/; /g'). Nothing was changed"
+
+# restoreCheck.py compared the storages first; this holds even where it did not run (an older Job's pod).
 referenced=$(grep -c . "$dir/artifacts.list" || true)
 if [[ -n ${MEDIA_ROOT:-} && ! -d $dir/media ]] && ((referenced > 0)); then
   fail "the backup holds none of its $referenced artifacts (they were in object storage), and this install keeps them on a volume: every one would be missing"
@@ -68,16 +117,34 @@ if [[ -n ${MEDIA_ROOT:-} && -d $dir/media ]]; then
   ((missing == 0)) || fail "$missing artifact file(s) the database references are missing after the copy"
   log "artifacts copied"
 fi
-if [[ $overwrite == true ]]; then
-  # The old schema goes in the same transaction as the restore: a failure leaves the live data as it was.
-  log "replacing the live database"
-  { printf 'DROP SCHEMA public CASCADE;\nCREATE SCHEMA public;\n'
-    pg_restore --no-owner --no-privileges --file=- "$dir/database.dump"; } \
-    | psql -X -q -v ON_ERROR_STOP=1 --single-transaction >/dev/null \
-    || fail "the restore failed (see the log); the database is unchanged"
-else
-  pg_restore --dbname="$PGDATABASE" --no-owner --no-privileges --single-transaction --exit-on-error "$dir/database.dump" \
-    || fail "pg_restore failed (see the log); the database is unchanged, and the next pulumi up runs the restore again"
-fi
+# One transaction: over a live install the Pulp user's objects in public are dropped first (CASCADE takes
+# indexes, constraints, triggers, owned sequences), so a failure leaves the live data as it was, and
+# tables the backup does not have (newer migrations) go too. public itself, the extensions (and their
+# member objects) and their owners stay. COMMIT is sent only once pg_restore has written everything:
+# psql --single-transaction commits whatever it was given when its input ends early.
+if [[ $overwrite == true ]]; then log "replacing the live database"; fi
+{ printf 'BEGIN;\nSET client_min_messages = warning;\n'
+  [[ $overwrite == false ]] || cat <<'SQL'
+DO $drop$
+DECLARE o record;
+BEGIN
+  FOR o IN
+    SELECT format('DROP %s IF EXISTS public.%I CASCADE', CASE relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW'
+        WHEN 'S' THEN 'SEQUENCE' WHEN 'f' THEN 'FOREIGN TABLE' ELSE 'TABLE' END, relname) AS sql, 'pg_class'::regclass AS class, oid
+      FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
+    UNION ALL SELECT format('DROP ROUTINE IF EXISTS public.%I(%s) CASCADE', proname, pg_get_function_identity_arguments(oid)), 'pg_proc', oid
+      FROM pg_proc WHERE pronamespace = 'public'::regnamespace AND prokind IN ('f', 'p')
+    UNION ALL SELECT format('DROP TYPE IF EXISTS public.%I CASCADE', typname), 'pg_type', t.oid
+      FROM pg_type t WHERE typnamespace = 'public'::regnamespace AND typtype IN ('c', 'd', 'e', 'r')
+        AND (typrelid = 0 OR (SELECT relkind FROM pg_class WHERE oid = typrelid) = 'c')
+  LOOP
+    CONTINUE WHEN EXISTS (SELECT FROM pg_depend d WHERE d.classid = o.class AND d.objid = o.oid AND d.deptype = 'e');
+    EXECUTE o.sql;
+  END LOOP;
+END $drop$;
+SQL
+  pg_restore --no-owner --no-privileges --no-comments --file=- "$dir/database.dump" && printf 'COMMIT;\n'; } \
+  | psql -X -q -v ON_ERROR_STOP=1 >/dev/null \
+  || fail "the restore failed (see the log); the database is unchanged, and the next pulumi up runs the restore again"
 log "done in $((SECONDS - t0)) s"
 printf '{"restored": "%s", "seconds": %d}\n' "$(field id)" "$((SECONDS - t0))" >"${TERMINATION_LOG:-/dev/termination-log}"

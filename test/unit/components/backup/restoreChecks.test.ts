@@ -183,12 +183,18 @@ test("another bucket is accepted only when it holds every object, and named when
   );
 });
 
-/** restore.sh with psql standing in for an empty database (it answers "f" to the emptiness check). */
+/**
+ * restore.sh with psql standing in for an empty database (it answers "f" to the emptiness check, nothing to
+ * the preflight, and passes the restore's SQL on to stderr); pg_restore's dump has no extension.
+ * test/e2e/restoreDatabase.test.ts runs the database part against a real PostgreSQL.
+ */
 function restoreScript(mediaRoot: string) {
   const bin = path.join(dir, "bin");
   fs.mkdirSync(bin, { recursive: true });
-  fs.writeFileSync(path.join(bin, "psql"), "#!/bin/sh\necho f\n", { mode: 0o755 });
-  fs.writeFileSync(path.join(bin, "pg_restore"), "#!/bin/sh\necho RESTORED\n", { mode: 0o755 });
+  const psql = 'case "$*" in *-XAtc*) echo f ;; *"-X -q"*) cat >&2 ;; *) cat >/dev/null ;; esac';
+  fs.writeFileSync(path.join(bin, "psql"), `#!/bin/sh\n${psql}\n`, { mode: 0o755 });
+  const pgRestore = 'case "$*" in *-list*) ;; *) echo RESTORED ;; esac';
+  fs.writeFileSync(path.join(bin, "pg_restore"), `#!/bin/sh\n${pgRestore}\n`, { mode: 0o755 });
   const log = path.join(dir, "restore-termination-log");
   const r = spawnSync("bash", [path.join(BACKUP, "restore.sh")], {
     encoding: "utf8",
