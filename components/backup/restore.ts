@@ -60,6 +60,8 @@ export interface RestoreArgs extends InstallData {
   done: boolean;
   /** The release this install runs: a backup from a newer one is refused. */
   pulpcoreVersion: string;
+  /** How long `pulumi up` awaits the Job (pulp:migration.timeout), such as "6h". */
+  timeout: string;
   /** The keys (InstallData.keys) are this install's: the Job checks they are the backup's first. */
   after: pulumi.Resource[];
 }
@@ -255,7 +257,7 @@ export class RestoreJob extends pulumi.ComponentResource {
       {
         parent: this,
         dependsOn: [script, ...args.after],
-        customTimeouts: { create: "2h", update: "2h" },
+        customTimeouts: { create: args.timeout, update: args.timeout },
         ...(args.done ? { ignoreChanges: ["spec", "metadata"] } : {}),
       },
     );

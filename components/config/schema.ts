@@ -14,6 +14,7 @@ import {
   quantityProblem,
   urlPathProblem,
 } from "./formats";
+import { timeoutProblem } from "../migration/timeout";
 
 /** A string checked by one of the `*Problem` functions of formats.ts. */
 function formatted(problem: (value: string) => string | undefined) {
@@ -501,6 +502,12 @@ export const configSchema = z.strictObject({
         limits: { memory: "2Gi" },
       }),
       backoffLimit: wholeNumber(0, 10).default(2),
+      /**
+       * How long `pulumi up` awaits the restore Job and then the migration Job, each ("90m", "1h30m"). Past
+       * it `up` fails and the Job runs on. A migration that rewrites every row (pulpcore 0152 at 3.115.0) or
+       * a multi-TB restore takes hours.
+       */
+      timeout: z.preprocess(asText, formatted(timeoutProblem)).default("6h"),
       /** e.g. `sidecar.istio.io/inject: "false"`: a Job whose pod keeps a sidecar running never completes. */
       podAnnotations: z.record(labelKey, z.string()).default({}),
       podSpecOverrides: podSpecOverridesSchema,

@@ -27,6 +27,8 @@ export interface MigrationJobArgs {
   adminPassword: SecretKeyRef;
   resources: ResourcesConfig;
   backoffLimit: number;
+  /** How long `pulumi up` awaits the Job (pulp:migration.timeout), such as "6h". */
+  timeout: string;
   podAnnotations: Record<string, string>;
   /** Merged over the generated pod spec, lists by name (shared/merge.ts). Part of the Job's name. */
   podSpecOverrides?: PodSpecOverrides;
@@ -202,7 +204,11 @@ export class MigrationJob extends pulumi.ComponentResource {
           },
         },
       },
-      { parent: this, dependsOn: args.after, customTimeouts: { create: "30m", update: "30m" } },
+      {
+        parent: this,
+        dependsOn: args.after,
+        customTimeouts: { create: args.timeout, update: args.timeout },
+      },
     );
     this.registerOutputs({ jobName: this.jobName });
   }
