@@ -223,6 +223,32 @@ test("a new stack restores the backup: keys from `npm run backup -- keys`, then 
   expect(keys.stdout).toContain("pulp:dbFieldsEncryptionKey");
   expect(keys.stdout).not.toContain(ADMIN_PASSWORD);
 
+  // Into object storage this volume's backup would lose every artifact: the check refuses before the
+  // restore changes anything, naming both storages, and its fix, pasted, lets the restore go on.
+  const bucket = "restored-artifacts";
+  const objects = storage!; // started by beforeAll
+  objects.createBucket(bucket);
+  const s3 = { bucket, endpointUrl: objects.endpointUrl, accessKeyId: objects.accessKeyId };
+  for (const [key, value] of Object.entries(s3)) {
+    mustPulumi(TARGET, ["config", "set", "--path", `pulp:storage.s3.${key}`, value]);
+  }
+  mustPulumi(TARGET, ["config", "set", "--secret", "pulp:s3SecretAccessKey", objects.secretAccessKey]);
+  const intoBucket = pulumi(TARGET, ["up", "--yes", "--skip-preview"]);
+  const said = `${intoBucket.stdout}${intoBucket.stderr}`;
+  expect(intoBucket.code).not.toBe(0);
+  expect(said).toContain(
+    `backup ${backupId} was taken of an install whose artifacts are in pvc (the backup holds them, `,
+  );
+  expect(said).toContain(
+    `this install keeps its artifacts in s3://${bucket}: a restore copies artifacts into a volume only, so ` +
+      "every one would be missing. Nothing was changed. Restore it into an install with a volume for its " +
+      "artifacts: pulumi config rm pulp:storage",
+  );
+  expect(kubectl(["get", "job", "-n", NS, "-o", "name"])).not.toContain(
+    `restored-restore-${backupId.toLowerCase()}`,
+  );
+  mustPulumi(TARGET, ["config", "rm", "pulp:storage"]);
+
   const up = mustPulumi(TARGET, ["up", "--yes", "--skip-preview"]);
   timings.restoreUp = up.seconds;
   const job = JSON.parse(
