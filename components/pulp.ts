@@ -8,6 +8,7 @@ import { PulpConfig } from "./config/parse";
 import { SecretName } from "./config/rules";
 import { Database } from "./database/database";
 import { PulpIngress, Backend } from "./ingress/ingress";
+import { JobGuard } from "./migration/jobGuard";
 import { MigrationJob } from "./migration/migrationJob";
 import { PulpNamespace } from "./namespace/namespace";
 import { Redis, REDIS_PORT } from "./redis/redis";
@@ -37,6 +38,7 @@ import { KubeTarget } from "./upgrade/kubeApi";
 import { needsAppStatusCleanup, rollOrder, UpgradePlan } from "./upgrade/plan";
 import { StopTheWorld } from "./upgrade/stopTheWorld";
 import { decideUpgrade } from "./upgrade/upgrade";
+import { tagOnlyWarning } from "./upgrade/pinning";
 
 /** The processes that heartbeat into the database, and so the ones a stop-the-world upgrade stops. */
 const PULP_PROCESSES = ["api", "content", "worker"] as const;
@@ -101,6 +103,8 @@ export class Pulp extends pulumi.ComponentResource {
         this,
       );
     }
+    const unpinned = tagOnlyWarning(config.image);
+    if (unpinned) pulumi.log.warn(unpinned, this);
     // Refuses before anything is created when the upgrade is not supported.
     const plan = decideUpgrade(config, args.deployed);
     this.upgrade = plan;
@@ -234,6 +238,19 @@ export class Pulp extends pulumi.ComponentResource {
           )
         : undefined;
 
+    // Nothing that changes the database starts, or replaces a Job, while a migration or restore Job of an
+    // earlier `up` still runs (migration/jobGuard.ts).
+    const jobGuard = new JobGuard(
+      `${name}-job-guard`,
+      {
+        namespace: config.namespace,
+        instance: config.instanceName,
+        timeout: config.migration.timeout,
+        kube: args.cluster,
+      },
+      child,
+    );
+
     // Whether the backup fits this install, before anything stops: a refusal leaves a live install serving.
     const restoreCheck =
       restorePlan.kind === "restore"
@@ -293,7 +310,11 @@ export class Pulp extends pulumi.ComponentResource {
         },
         {
           ...child,
-          dependsOn: [...(restoreImport?.imported ?? []), ...(restoreCheck ? [restoreCheck.job] : [])],
+          dependsOn: [
+            jobGuard,
+            ...(restoreImport?.imported ?? []),
+            ...(restoreCheck ? [restoreCheck.job] : []),
+          ],
         },
       );
 
@@ -318,6 +339,7 @@ export class Pulp extends pulumi.ComponentResource {
               keys: secrets,
               podDefaults: everyPod,
               after: [
+                jobGuard,
                 ...secrets.resources,
                 ...database.ready,
                 ...storage.resources,
@@ -349,6 +371,7 @@ export class Pulp extends pulumi.ComponentResource {
         restoredBackup: this.restoredBackup,
         clearCache: this.restoredBackup !== undefined && config.cacheEnabled,
         after: [
+          jobGuard,
           this.settings.secret,
           ...secrets.resources,
           ...database.ready,
