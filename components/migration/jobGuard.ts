@@ -1,0 +1,101 @@
+// Refuses an update while a migration or restore Job of this install is still running (runtime review B6).
+// The Jobs carry `pulumi.com/replaceUnready` so that a failed one runs again on the next `up`; but
+// pulumi-kubernetes 4.25 decides "unready" at every diff with checkjob.Ready (cloud-ready-checks), which is
+// false for an active Job as much as for a failed one (provider/pkg/provider/provider.go Diff@v4.25.0), and
+// replaces it, same name, delete first. A migration that outlived `pulp:migration.timeout` (or an `up`
+// interrupted) would be killed mid-way by the next `up`: Django's transaction is rolled back and the work
+// lost, and a non-atomic one (0147 at 3.106.0, CREATE INDEX CONCURRENTLY) leaves an INVALID index. A new
+// Job name (new settings or image) would instead run a second `migrate` beside the first. So this step
+// lists the install's Jobs on every preview and update, before anything else that touches the database,
+// and refuses while one is unfinished, naming the command that waits for it.
+import * as pulumi from "@pulumi/pulumi";
+import { KubeTarget, kubeApi } from "../upgrade/kubeApi";
+
+export interface JobGuardInputs {
+  /** Plain, not the Namespace's output: unknown on a first preview, when there is nothing to wait for. */
+  namespace: string;
+  instance: string;
+  /** pulp:migration.timeout, for the wait command. */
+  timeout: string;
+  kube: KubeTarget;
+}
+
+/** The fields of a Job read here. */
+export interface JobStatus {
+  metadata: { name: string; labels?: Record<string, string> };
+  spec?: { suspend?: boolean };
+  status?: { startTime?: string; active?: number; conditions?: { type: string; status: string }[] };
+}
+
+/** A Job that may still change the database: not suspended, and neither Complete nor Failed. */
+export function unfinished(job: JobStatus): boolean {
+  if (job.spec?.suspend) return false;
+  const done = (job.status?.conditions ?? []).some(
+    (c) => c.status === "True" && (c.type === "Complete" || c.type === "Failed"),
+  );
+  return !done;
+}
+
+/** The migration Jobs (component=migration) and the restore Jobs (`<instance>-restore-<backup id>`). */
+export function guarded(job: JobStatus, instance: string): boolean {
+  return (
+    job.metadata.labels?.["app.kubernetes.io/component"] === "migration" ||
+    new RegExp(`^${instance}-restore-\\d{8}t\\d{6}z$`).test(job.metadata.name)
+  );
+}
+
+/** The refusal for the Jobs that are still running, or undefined when none is. */
+export function runningJobsProblem(
+  jobs: JobStatus[],
+  inputs: Omit<JobGuardInputs, "kube">,
+): string | undefined {
+  const running = jobs.filter((j) => unfinished(j) && guarded(j, inputs.instance));
+  if (running.length === 0) return undefined;
+  const ns = inputs.namespace;
+  const lines = running.map((j) => {
+    const since = j.status?.startTime ? `, started ${j.status.startTime}` : "";
+    return (
+      `  job/${j.metadata.name}${since}: wait for it with\n` +
+      `      kubectl wait --for=condition=complete job/${j.metadata.name} -n ${ns} --timeout=${inputs.timeout}`
+    );
+  });
+  return (
+    `Pulp's ${running.length === 1 ? "Job is" : "Jobs are"} still running, and this update would replace or ` +
+    `run beside ${running.length === 1 ? "it" : "them"} (a migration killed mid-way loses its work or leaves ` +
+    `an INVALID index); nothing was changed:\n${lines.join("\n")}\n` +
+    `then run \`pulumi up\` again. If a Job fails instead (kubectl get job -n ${ns} shows Failed), ` +
+    `\`kubectl logs job/<name> -n ${ns}\` says why; once the cause is fixed, \`pulumi up\` runs it again.`
+  );
+}
+
+export const jobGuardProvider: pulumi.dynamic.ResourceProvider = {
+  async check(_olds: JobGuardInputs, news: JobGuardInputs) {
+    const api = kubeApi(news.kube);
+    const selector = encodeURIComponent(`app.kubernetes.io/instance=${news.instance}`);
+    const list = (await api.request(
+      "GET",
+      `/apis/batch/v1/namespaces/${news.namespace}/jobs?labelSelector=${selector}`,
+    )) as unknown as { items?: JobStatus[] } | undefined;
+    const problem = runningJobsProblem(list?.items ?? [], news);
+    if (problem) throw new Error(problem);
+    return { inputs: news };
+  },
+  async create() {
+    return { id: "job-guard", outs: {} };
+  },
+  async diff() {
+    return { changes: false };
+  },
+};
+
+export type JobGuardArgs = Omit<JobGuardInputs, "kube"> & {
+  /** May hold a whole kubeconfig: a secret in the state. */
+  kube: pulumi.Input<KubeTarget>;
+};
+
+/** The check itself: the restore and migration Jobs (and the stop-the-world step) depend on it. */
+export class JobGuard extends pulumi.dynamic.Resource {
+  constructor(name: string, args: JobGuardArgs, opts?: pulumi.CustomResourceOptions) {
+    super(jobGuardProvider, name, { ...args, kube: pulumi.secret(args.kube) }, opts, "pulp", "JobGuard");
+  }
+}

@@ -1,0 +1,90 @@
+// Unit: the Job guard (components/migration/jobGuard.ts) as the dynamic provider runs it at every preview and
+// update: its check lists the install's Jobs through kubeApi from a stand-in API server (node http, a
+// kubeconfig pointing at it) and refuses while a migration or restore Job is unfinished. That the provider
+// would otherwise replace the running Job is pulumi-kubernetes' Diff (provider.go@v4.25.0, read, not run).
+import * as http from "http";
+import { AddressInfo } from "net";
+import { JobStatus, jobGuardProvider, unfinished } from "../../../../components/migration/jobGuard";
+
+const job = (name: string, component: string, status: JobStatus["status"], suspend = false): JobStatus => ({
+  metadata: {
+    name,
+    labels: { "app.kubernetes.io/instance": "pulp", "app.kubernetes.io/component": component },
+  },
+  spec: { suspend },
+  status,
+});
+const COMPLETE = { conditions: [{ type: "Complete", status: "True" }] };
+const FAILED = { conditions: [{ type: "Failed", status: "True" }] };
+const RUNNING = { startTime: "2026-11-25T10:00:00Z", active: 1 };
+
+let server: http.Server;
+let jobs: JobStatus[] = [];
+const requests: string[] = [];
+let kubeconfig: string;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    requests.push(req.url ?? "");
+    res.setHeader("Content-Type", "application/json");
+    res.end(JSON.stringify({ kind: "JobList", items: jobs }));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as AddressInfo).port;
+  kubeconfig = [
+    "apiVersion: v1",
+    "current-context: test",
+    "contexts: [{name: test, context: {cluster: test, user: test}}]",
+    `clusters: [{name: test, cluster: {server: "http://127.0.0.1:${port}"}}]`,
+    "users: [{name: test, user: {token: t}}]",
+    "",
+  ].join("\n");
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const check = (instance = "pulp") => {
+  const inputs = { namespace: "pulp", instance, timeout: "6h", kube: { kubeconfig } };
+  return jobGuardProvider.check!({}, inputs);
+};
+
+test("finished, suspended, and other components' Jobs pass; the list is the install's, in its namespace", async () => {
+  jobs = [
+    job("pulp-migrate-0a1b2c3d", "migration", COMPLETE),
+    job("pulp-migrate-99999999", "migration", FAILED),
+    job("pulp-restore-check-20261124t031500z", "backup", {}, true),
+    job("pulp-backup-29000000", "backup", RUNNING), // a scheduled backup: not the guard's business
+  ];
+  await expect(check()).resolves.toMatchObject({ inputs: { namespace: "pulp" } });
+  expect(requests.at(-1)).toBe(
+    "/apis/batch/v1/namespaces/pulp/jobs?labelSelector=app.kubernetes.io%2Finstance%3Dpulp",
+  );
+});
+
+test("a running migration Job is refused, naming the wait command", async () => {
+  jobs = [job("pulp-migrate-0a1b2c3d", "migration", RUNNING)];
+  await expect(check()).rejects.toThrow(
+    /job\/pulp-migrate-0a1b2c3d, started 2026-11-25T10:00:00Z: wait for it with\n\s+kubectl wait --for=condition=complete job\/pulp-migrate-0a1b2c3d -n pulp --timeout=6h\n/,
+  );
+});
+
+test("a migration Job between retries (no pod active, not failed yet) counts as running", async () => {
+  jobs = [job("pulp-migrate-0a1b2c3d", "migration", { active: 0, conditions: [] })];
+  await expect(check()).rejects.toThrow(/still running/);
+});
+
+test("a running restore Job is refused; its running check Job and another instance's names are not", async () => {
+  jobs = [
+    job("pulp-restore-20261124t031500z", "backup", RUNNING),
+    job("pulp-restore-check-20261124t031500z", "backup", RUNNING),
+  ];
+  await expect(check()).rejects.toThrow(/job\/pulp-restore-20261124t031500z,/);
+  await expect(check()).rejects.not.toThrow(/restore-check/);
+  await expect(check("other")).resolves.toBeDefined();
+});
+
+test("unfinished", () => {
+  expect(unfinished(job("a", "migration", COMPLETE))).toBe(false);
+  expect(unfinished(job("a", "migration", FAILED))).toBe(false);
+  expect(unfinished(job("a", "migration", { conditions: [{ type: "Failed", status: "False" }] }))).toBe(true);
+  expect(unfinished(job("a", "migration", RUNNING, true))).toBe(false);
+});
