@@ -8,6 +8,10 @@
 # dump references, plus perhaps newer ones (harmless). The one race, an orphan cleanup deleting files
 # between the two, is checked: every artifact row of the dump must have its file in the copy.
 #
+# The rest of Pulp's volume (/var/lib/pulp but media/ and tmp/: signing-service scripts, GnuPG keyrings)
+# goes into keys/pulp-data.tar, apart from the archive like the keys, since keyrings hold private keys.
+# With object storage /var/lib/pulp is a per-pod scratch directory: nothing there outlives a pod.
+#
 # Artifacts are copied incrementally: files unchanged since the previous backup (same path, size and
 # mtime) are hard links to its copies, so each backup is complete on its own and deleting an old one
 # frees only what no newer backup shares.
@@ -15,7 +19,7 @@
 # Env: BACKUP_ROOT, KEEP (backups kept, this one included), MEDIA_ROOT (empty: artifacts live in object
 # storage), KEYS_DIR (the key Secrets as files), CONFIG_FILE, VERSIONS_FILE (written by the init
 # container), INSTANCE, NAMESPACE, STORAGE, RESULT_FILE (optional: the result line again, for upload.py);
-# PG* for libpq.
+# DATA_DIR (default: MEDIA_ROOT's parent, the volume); PG* for libpq.
 set -euo pipefail
 # Owner and group only: the group is the pod's fsGroup (Pulp's gid), which whatever restores runs in.
 umask 027
@@ -46,16 +50,38 @@ server=$(psql -XAtc 'SHOW server_version') || fail "cannot reach PostgreSQL at $
 pg_dump --format=custom --file="$work/database.dump" || fail "pg_dump failed (see the log above)"
 log "database dumped ($(stat -c %s "$work/database.dump") bytes, PostgreSQL $server)"
 
-# The artifact files the dump references, read from the dump itself (the same snapshot).
-pg_restore --data-only --table=core_artifact --file=- "$work/database.dump" | awk -F'\t' '
-  /^COPY .*core_artifact \(/ {
-    sub(/^[^(]*\(/, ""); sub(/\).*$/, ""); n = split($0, cols, ", ")
-    for (i = 1; i <= n; i++) if (cols[i] == "file") col = i
-    rows = 1; next
-  }
-  rows && $0 == "\\." { rows = 0; next }
-  rows { print $col }' | LC_ALL=C sort -u >"$work/artifacts.list"
+# One table of the dump (the same snapshot), the named columns tab-separated: empty where it has no such
+# column (core_artifact.pulp_domain_id came with domains), nothing where it has no such table.
+columns() {
+  local table=$1
+  shift
+  pg_restore --data-only --table="$table" --file=- "$work/database.dump" | awk -F'\t' -v OFS='\t' -v want="$*" '
+    /^COPY [^ ]+ \(/ {
+      sub(/^[^(]*\(/, ""); sub(/\).*$/, ""); n = split($0, cols, ", "); m = split(want, w, " ")
+      for (j = 1; j <= m; j++) for (i = 1; i <= n; i++) if (cols[i] == w[j]) at[j] = i
+      rows = 1; next
+    }
+    rows && $0 == "\\." { rows = 0; next }
+    rows { line = at[1] ? $at[1] : ""; for (j = 2; j <= m; j++) line = line OFS (at[j] ? $at[j] : ""); print line }'
+}
+# The artifact files the dump references.
+columns core_artifact file pulp_domain_id >"$work/artifacts.rows"
+cut -f1 "$work/artifacts.rows" | LC_ALL=C sort -u >"$work/artifacts.list"
 referenced=$(wc -l <"$work/artifacts.list")
+
+# Domains other than "default" keep their artifacts in a storage of their own (pulpcore's Domain.get_storage,
+# pulpcore/app/models/domain.py@3.116.0), which this backup does not copy: refused when one with another
+# storage class than the default domain's holds artifacts. One with the same class may use another
+# location or bucket (its storage_settings are encrypted): the check on the copy below, or the restore's,
+# names it when its files are not there.
+columns core_domain pulp_id name storage_class >"$work/domains.rows"
+foreign=$(awk -F'\t' 'NR == FNR { name[$1] = $2; class[$1] = $3; if ($2 == "default") own = $3; next }
+  ($2 in name) && name[$2] != "default" { n[$2]++ }
+  END { for (d in n) if (class[d] != own) printf "%s (%s, %d artifact(s))\n", name[d], class[d], n[d] }' \
+  "$work/domains.rows" "$work/artifacts.rows" | LC_ALL=C sort | paste -sd ';' | sed 's/;/; /g')
+if [[ -n $foreign ]]; then
+  fail "domains keep artifacts in storages of their own, which a backup does not copy (it holds the default domain's storage, ${MEDIA_ROOT:-$STORAGE}): $foreign. A restore would reference artifacts it cannot bring back, so no backup is taken: back those storages up by their own means and move the domains' content into the default domain, or delete it"
+fi
 
 # 2. The artifacts, after the dump.
 files=0 bytes=0
@@ -86,6 +112,11 @@ if [[ -n ${MEDIA_ROOT:-} ]]; then
   missing=$(wc -l <"$work/missing.list")
   if ((missing > 0)); then
     first=$(head -n 3 "$work/missing.list" | paste -sd ' ')
+    # A domain's files live under artifact/<its pulp_id>/ (pulpcore/app/models/storage.py@3.116.0).
+    elsewhere=$(awk -F'\t' 'NR == FNR { if ($2 != "default") name[$1] = $2; next }
+      { split($0, p, "/") } p[2] in name { n[name[p[2]]]++ }
+      END { for (d in n) printf "%s (%d)\n", d, n[d] }' "$work/domains.rows" "$work/missing.list" | LC_ALL=C sort | paste -sd ' ')
+    [[ -z $elsewhere ]] || fail "$missing artifact file(s) the database references are not in $MEDIA_ROOT (first: $first), of domains $elsewhere: their storage_settings keep them in a storage of their own, which a backup does not copy. Back it up by its own means and move the domains' content into the default domain, or delete it"
     fail "$missing artifact file(s) the database references are not in $MEDIA_ROOT (first: $first). An orphan cleanup during the backup deletes files like this: run the backup again. If it fails again, the volume lost them: Pulp's repair task (POST <apiRoot>api/v3/repair/) downloads them again where their remotes still have them"
   fi
   rm "$work/missing.list"
@@ -93,10 +124,23 @@ if [[ -n ${MEDIA_ROOT:-} ]]; then
   bytes=$(awk -F'\t' '{ s += $2 } END { print s + 0 }' "$work/media.list")
 fi
 
+rm "$work/artifacts.rows" "$work/domains.rows"
+
 # 3. The keys (the database is unreadable without the db-fields key) and the config that made it.
 mkdir "$work/keys"
 cp -L "$KEYS_DIR"/* "$work/keys/"
 cp "$CONFIG_FILE" "$work/config.json"
+data=null
+if [[ -n ${MEDIA_ROOT:-} ]]; then
+  # The rest of the volume, modes kept (GnuPG wants its home 0700); not Pulp's scratch space, nor the
+  # filesystem's lost+found (root's).
+  data_dir=${DATA_DIR:-$(dirname "$MEDIA_ROOT")}
+  (cd "$data_dir" && find . -mindepth 1 -maxdepth 1 ! -name "$(basename "$MEDIA_ROOT")" ! -name tmp ! -name lost+found -printf '%P\0') \
+    | tar -C "$data_dir" --null -T - -cf "$work/keys/pulp-data.tar" \
+    || fail "copying the rest of $data_dir (but media and tmp) failed: each file there must be readable by the backup (uid $(id -u))"
+  data=$(tar -tvf "$work/keys/pulp-data.tar" | awk '!/^d/ { n++; s += $3 } END { printf "{\"file\": \"keys/pulp-data.tar\", \"files\": %d, \"bytes\": %d}", n, s }')
+  log "the rest of $data_dir: $data"
+fi
 
 # 4. The manifest: what it holds, with sizes and checksums.
 sum() { sha256sum "$1" | cut -d' ' -f1; }
@@ -112,6 +156,7 @@ cat >"$work/manifest.json" <<EOF
   "versions": $(cat "$VERSIONS_FILE"),
   "database": {"file": "database.dump", "format": "pg_dump custom", "server": "$server", "bytes": $(stat -c %s "$work/database.dump"), "sha256": "$(sum "$work/database.dump")"},
   "artifacts": {"storage": "$STORAGE", "referenced": $referenced, "files": $files, "bytes": $bytes, "list": "media.list"},
+  "data": $data,
   "keys": {$keys},
   "config": {"file": "config.json", "sha256": "$(sum "$work/config.json")"}
 }

@@ -13,7 +13,8 @@
 # user's own objects in public are dropped, and the dump's CREATE EXTENSION IF NOT EXISTS is a no-op where
 # the extension exists, whoever owns it. A preflight names what the user lacks, before anything changes.
 #
-# Env: BACKUP_DIR (the backup, read-only), MEDIA_ROOT (empty: artifacts in object storage), KEYS_DIR,
+# Env: BACKUP_DIR (the backup, read-only), MEDIA_ROOT (empty: artifacts in object storage), DATA_DIR
+# (default: MEDIA_ROOT's parent, the volume), KEYS_DIR,
 # TARGET_PULPCORE, OVERWRITE_FILE (default: `overwrite` beside this script, from the same ConfigMap; holds
 # the backup id when an overwrite is confirmed); PG* for libpq.
 set -euo pipefail
@@ -48,6 +49,14 @@ for f in secret_key database_fields.symmetric.key admin_password; do
 done
 sha256sum "$dir/database.dump" | cut -d' ' -f1 | grep -qx "$(sed -n 's/.*"database":.*"sha256": *"\([0-9a-f]*\)".*/\1/p' <<<"$manifest")" \
   || fail "database.dump does not match the manifest's sha256: the backup is damaged"
+# The rest of the backed-up volume (backup.sh: signing-service scripts, GnuPG keyrings), with the keys: a
+# backup brought in as its archive (http, the bucket) has no keys/, and these stay behind, said below.
+data_tar=$dir/keys/pulp-data.tar
+data_files=$(sed -n 's/.*"data": *{.*"files": *\([0-9]*\).*/\1/p' <<<"$manifest")
+if [[ -f $data_tar ]]; then
+  [[ $(sha256sum "$data_tar" | cut -d' ' -f1) == "$(field pulp-data.tar)" ]] \
+    || fail "keys/pulp-data.tar does not match the manifest's sha256: the backup is damaged"
+fi
 
 # Into an empty database, or over a live one only when the stack confirmed it for this very backup
 # (pulp:restore.overwrite, in OVERWRITE_FILE; every Pulp process is stopped by then).
@@ -117,6 +126,20 @@ if [[ -n ${MEDIA_ROOT:-} && -d $dir/media ]]; then
   ((missing == 0)) || fail "$missing artifact file(s) the database references are missing after the copy"
   log "artifacts copied"
 fi
+data_note=""
+if [[ -f $data_tar && -n ${MEDIA_ROOT:-} ]]; then
+  data_dir=${DATA_DIR:-$(dirname "$MEDIA_ROOT")}
+  tar -C "$data_dir" -xpf "$data_tar" || fail "copying the rest of the backed-up volume into $data_dir failed"
+  log "the rest of the volume restored into $data_dir (${data_files:-?} files)"
+elif ((${data_files:-0} > 0)); then
+  data_note="the backup's $data_files other file(s) of /var/lib/pulp (signing-service scripts, GnuPG keyrings) were not restored: "
+  if [[ -z ${MEDIA_ROOT:-} ]]; then
+    data_note+="this install keeps artifacts in object storage, where /var/lib/pulp is each pod's scratch space"
+  else
+    data_note+="they are $(field id)/keys/pulp-data.tar in its keys archive ($(field id).keys.tar in the bucket, or export's), which this restore did not have; once Pulp runs: tar -xOf <keys archive> $(field id)/keys/pulp-data.tar | kubectl exec -i <api pod> -- tar -C /var/lib/pulp -xpf -"
+  fi
+  log "WARNING: $data_note"
+fi
 # One transaction: over a live install the Pulp user's objects in public are dropped first (CASCADE takes
 # indexes, constraints, triggers, owned sequences), so a failure leaves the live data as it was, and
 # tables the backup does not have (newer migrations) go too. public itself, the extensions (and their
@@ -147,4 +170,5 @@ SQL
   | psql -X -q -v ON_ERROR_STOP=1 >/dev/null \
   || fail "the restore failed (see the log); the database is unchanged, and the next pulumi up runs the restore again"
 log "done in $((SECONDS - t0)) s"
-printf '{"restored": "%s", "seconds": %d}\n' "$(field id)" "$((SECONDS - t0))" >"${TERMINATION_LOG:-/dev/termination-log}"
+printf '{"restored": "%s", "seconds": %d%s}\n' "$(field id)" "$((SECONDS - t0))" "${data_note:+, \"warning\": \"$data_note\"}" \
+  >"${TERMINATION_LOG:-/dev/termination-log}"
