@@ -301,6 +301,14 @@ test("what the app role lacks is named before anything changes (B7)", () => {
     "0",
   );
 
+  // hstore where the dump's tables cannot find it (public.hstore).
+  database("ext15", "pg15-owner");
+  sql("ext15", "CREATE SCHEMA ext;\nCREATE EXTENSION hstore WITH SCHEMA ext;");
+  expect(restore(backup, "ext15").termination).toBe(
+    "restore refused: extension hstore is in schema ext here and in schema public in the backup: ALTER " +
+      "EXTENSION hstore SET SCHEMA public, run by its owner postgres. Nothing was changed\n",
+  );
+
   // Over a live install holding an object the app role may not drop.
   sql("srcp", "CREATE TABLE audit_log (id int);\nSET ROLE pulp;\nDELETE FROM core_content;");
   const live = restore(backup, "srcp", true);
