@@ -7,8 +7,16 @@ tasks only when woken: by a dispatch, by a finished task, or by their cleanup ev
 heartbeats (tasking/worker.py, app_worker_cleanup). A task dispatched while no worker listened (all
 stopped for an upgrade or a restore, the only worker moving to another node) would wait that long, up
 to an hour. So would one whose wakeup a worker missed (3.89's sleep()). A task counts as stranded when
-it has waited over STRANDED_SECONDS, no worker has unblocked it, and no running task holds any of its
-resources. Waking is what a dispatch does; the workers then check every waiting task themselves.
+it has waited over STRANDED_SECONDS, no worker has unblocked it, and the workers would unblock it now.
+Waking is what a dispatch does; the workers then check every waiting task themselves.
+
+"Would unblock now" follows the workers' own rule (_unblock_tasks in pulpcore/tasking/worker.py@3.116.0,
+the same since 3.49): in pulp_created order, a waiting task stays blocked while an earlier
+incomplete task (running, canceling, or waiting: a queue keeps its order) holds one of its resources,
+unless both take it shared ("shared:X" and "X" name the same resource X). Counting only running tasks
+with the literal names took a task waiting for "shared:X" behind a sync holding "X" for stranded: every
+worker pod then woke the workers every 30 s for the whole sync, each wakeup a scan of every incomplete
+task.
 """
 
 import os
@@ -19,14 +27,36 @@ from django.db import DatabaseError, OperationalError, connection  # noqa: E402
 
 STRANDED_SECONDS = 10
 
-STRANDED = """
-SELECT count(*) FROM core_task waiting
-WHERE waiting.state = 'waiting' AND waiting.unblocked_at IS NULL
-  AND waiting.pulp_created < now() - make_interval(secs => %s)
-  AND NOT EXISTS (
-    SELECT 1 FROM core_task running
-    WHERE running.state = 'running'
-      AND running.reserved_resources_record && waiting.reserved_resources_record)
+# One statement, one transaction: the lock lets one pod look and wake at a time (the others skip: the
+# wakeup it sends serves them too); pulpcore's own advisory locks are in groups 0 and 4711, ours is
+# "pulp" in ASCII. Each resource's takers are counted in pulp_created order with running sums (a
+# window), so a long queue costs one sort, not a comparison of every pair of tasks.
+WAKE_IF_STRANDED = """
+WITH turn AS MATERIALIZED (
+  SELECT pg_try_advisory_xact_lock(1886743664, 1) AS mine
+), held AS (
+  SELECT t.pulp_id, t.pulp_created, regexp_replace(r, '^shared:', '') AS resource,
+         bool_or(r NOT LIKE 'shared:%%') AS exclusive
+  FROM core_task t, unnest(t.reserved_resources_record) AS r
+  WHERE t.state IN ('waiting', 'running', 'canceling')
+  GROUP BY 1, 2, 3
+), blocked AS (
+  SELECT pulp_id FROM (
+    SELECT pulp_id, exclusive, count(*) OVER upto - 1 AS takers,
+           count(*) FILTER (WHERE exclusive) OVER upto - exclusive::int AS exclusive_takers
+    FROM held
+    WINDOW upto AS (PARTITION BY resource ORDER BY pulp_created, pulp_id ROWS UNBOUNDED PRECEDING)
+  ) earlier
+  WHERE exclusive_takers > 0 OR (exclusive AND takers > 0)
+), stranded AS (
+  SELECT count(*) AS n FROM core_task waiting
+  WHERE (SELECT mine FROM turn)
+    AND waiting.state = 'waiting' AND waiting.unblocked_at IS NULL
+    AND waiting.pulp_created < now() - make_interval(secs => %s)
+    AND waiting.pulp_id NOT IN (SELECT pulp_id FROM blocked)
+)
+SELECT mine, n, CASE WHEN n > 0 THEN (SELECT true FROM pg_notify('pulp_worker_wakeup', 'unblock')) END
+FROM turn, stranded
 """
 
 try:
@@ -39,10 +69,9 @@ if sys.argv[1:] == ["--wake"]:
     # Readiness is about the database answering: a failed look is reported, not a reason to be unready.
     try:
         with connection.cursor() as cursor:
-            cursor.execute(STRANDED, [STRANDED_SECONDS])
-            (stranded,) = cursor.fetchone()
-            if stranded:
-                cursor.execute("SELECT pg_notify('pulp_worker_wakeup', 'unblock')")
+            cursor.execute(WAKE_IF_STRANDED, [STRANDED_SECONDS])
+            _, stranded, woke = cursor.fetchone()
+            if woke:
                 print(f"worker check: woke the workers for {stranded} stranded task(s)", flush=True)
     except DatabaseError as e:
         print(f"worker check: cannot look for stranded tasks: {e}", flush=True)
