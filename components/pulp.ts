@@ -360,6 +360,7 @@ export class Pulp extends pulumi.ComponentResource {
         runtime,
         settingsHash: this.settings.hash,
         adminPassword: secrets.adminPassword,
+        adminPasswordValue: supplied.adminPassword,
         resources: config.migration.resources,
         backoffLimit: config.migration.backoffLimit,
         timeout: config.migration.timeout,

@@ -25,6 +25,11 @@ export interface MigrationJobArgs {
   /** The settings text: part of what names the Job, so new settings or a new image get a new Job. */
   settingsHash: string;
   adminPassword: SecretKeyRef;
+  /**
+   * pulp:adminPassword when the stack sets it (a secret); undefined for the generated password, which never
+   * changes. Only its hash is kept (as a secret): a new value runs the reset Job again.
+   */
+  adminPasswordValue?: pulumi.Input<string>;
   resources: ResourcesConfig;
   backoffLimit: number;
   /** How long `pulumi up` awaits the Job (pulp:migration.timeout), such as "6h". */
@@ -72,6 +77,10 @@ export const CLEAR_RESPONSE_CACHE = [
   'print("Cached responses deleted after the restore:", deleted)\'',
 ].join("\n");
 
+/** `--password=`: an argparse value that starts with "-" would be taken for an option. */
+export const RESET_ADMIN_PASSWORD =
+  '/usr/local/bin/pulpcore-manager reset-admin-password --password="$ADMIN_PASSWORD"';
+
 /**
  * What the Job runs: preMigrate.py (wait for the database; for targets without pulpcore's own pre-migrate
  * cleanup, clear AppStatus rows past their TTL; INVALID indexes), migrate, bring artifact checksums in line
@@ -81,8 +90,7 @@ export const CLEAR_RESPONSE_CACHE = [
  * `migrate` and handle-artifact-checksums skip the system checks because pulpcore's database check E002
  * (artifacts missing a newly allowed checksum) fails them before the checksums could be fixed (seen on
  * real Pulp 3.123.1); the checks still run after, and fail the Job if anything else is wrong.
- * Then make sure the admin password is the managed one.
- * `--password=`: an argparse value that starts with "-" would be taken for an option.
+ * Then make sure the admin password is the managed one (after a restore it is the backup's).
  */
 export function migrateScript(options: { clearStaleAppStatus: boolean; clearCache?: boolean }): string {
   return [
@@ -95,7 +103,7 @@ export function migrateScript(options: { clearStaleAppStatus: boolean; clearCach
     "/usr/local/bin/pulpcore-manager handle-artifact-checksums --skip-checks",
     "/usr/local/bin/pulpcore-manager check --database default",
     ...(options.clearCache ? [CLEAR_RESPONSE_CACHE] : []),
-    '/usr/local/bin/pulpcore-manager reset-admin-password --password="$ADMIN_PASSWORD"',
+    RESET_ADMIN_PASSWORD,
   ].join("\n");
 }
 
@@ -113,6 +121,8 @@ export const MIGRATE_SCRIPT = migrateScript({ clearStaleAppStatus: false });
 export class MigrationJob extends pulumi.ComponentResource {
   readonly job: k8s.batch.v1.Job;
   readonly jobName: string;
+  /** Runs `reset-admin-password` again when pulp:adminPassword changes. */
+  readonly resetJob: k8s.batch.v1.Job;
 
   constructor(name: string, args: MigrationJobArgs, opts?: pulumi.ComponentResourceOptions) {
     super("pulp:migration:MigrationJob", name, {}, opts);
@@ -161,45 +171,13 @@ export class MigrationJob extends pulumi.ComponentResource {
           backoffLimit: args.backoffLimit,
           template: {
             metadata: { labels: podLabels, annotations: args.podAnnotations },
-            spec: restricted(
-              deepMerge<k8s.types.input.core.v1.PodSpec>(
-                {
-                  ...args.podDefaults,
-                  restartPolicy: "Never",
-                  enableServiceLinks: false, // see Workload: dynaconf would read service-link env as settings
-                  initContainers: [initDirsContainer(rt)],
-                  containers: [
-                    {
-                      name: "migrate",
-                      image: rt.image,
-                      command: [
-                        "/bin/sh",
-                        "-c",
-                        migrateScript({
-                          clearStaleAppStatus: args.clearStaleAppStatus ?? false,
-                          clearCache: args.clearCache,
-                        }),
-                      ],
-                      // The kubelet keeps the log's tail in the failed container's status, and the provider's Job
-                      // await puts that status in the error `pulumi up` prints: the migration error, not just "exit 1".
-                      terminationMessagePolicy: "FallbackToLogsOnError",
-                      env: [
-                        ...pulpEnv(rt),
-                        {
-                          name: "ADMIN_PASSWORD", // no PULP_ prefix: dynaconf would read it as a setting
-                          valueFrom: {
-                            secretKeyRef: { name: args.adminPassword.name, key: args.adminPassword.key },
-                          },
-                        },
-                      ],
-                      volumeMounts: pulpVolumeMounts(rt),
-                      resources: args.resources,
-                    },
-                  ],
-                  volumes: pulpVolumes(rt),
-                },
-                args.podSpecOverrides ?? {},
-              ),
+            spec: pulpJobPodSpec(
+              args,
+              "migrate",
+              migrateScript({
+                clearStaleAppStatus: args.clearStaleAppStatus ?? false,
+                clearCache: args.clearCache,
+              }),
             ),
           },
         },
@@ -210,6 +188,80 @@ export class MigrationJob extends pulumi.ComponentResource {
         customTimeouts: { create: args.timeout, update: args.timeout },
       },
     );
+
+    // A changed pulp:adminPassword only updates the Secret, and the migration Job (named by what it runs, the
+    // Secret's name but not its value) stays: so the reset runs in a Job of its own, replaced when the value
+    // changes. Hashing the value into the migration Job's name would run `migrate` again and roll nothing
+    // less than it; this keeps an install's migration Job as it was. The engine compares the trigger with the
+    // one it recorded; it replaces the Job under the same name, so the old one goes first.
+    const resetName = fixedName(args.identity, "reset-admin-password");
+    const trigger = pulumi
+      .output(args.adminPasswordValue ?? "")
+      .apply((v) => (v ? contentHash(`pulp:adminPassword ${v}`, 64) : "generated"));
+    this.resetJob = new k8s.batch.v1.Job(
+      `${name}-reset-admin-password`,
+      {
+        metadata: {
+          name: resetName,
+          namespace: args.namespace,
+          labels: podLabels,
+          // A failed reset (the database away) runs again on the next `up`.
+          annotations: { "pulumi.com/replaceUnready": "true" },
+        },
+        spec: {
+          backoffLimit: args.backoffLimit,
+          template: {
+            metadata: { labels: podLabels, annotations: args.podAnnotations },
+            spec: pulpJobPodSpec(args, "reset", RESET_ADMIN_PASSWORD),
+          },
+        },
+      },
+      {
+        parent: this,
+        dependsOn: [this.job],
+        replacementTrigger: pulumi.secret(trigger),
+        deleteBeforeReplace: true,
+        customTimeouts: { create: "10m", update: "10m" },
+      },
+    );
     this.registerOutputs({ jobName: this.jobName });
   }
+}
+
+/** The pod of the migration Job and of the reset Job: Pulp's settings, secrets and volumes, one command. */
+function pulpJobPodSpec(args: MigrationJobArgs, name: string, script: string) {
+  const rt = args.runtime;
+  return restricted(
+    deepMerge<k8s.types.input.core.v1.PodSpec>(
+      {
+        ...args.podDefaults,
+        restartPolicy: "Never",
+        enableServiceLinks: false, // see Workload: dynaconf would read service-link env as settings
+        initContainers: [initDirsContainer(rt)],
+        containers: [
+          {
+            name,
+            image: rt.image,
+            command: ["/bin/sh", "-c", script],
+            // The kubelet keeps the log's tail in the failed container's status, and the provider's Job
+            // await puts that status in the error `pulumi up` prints: the migration error, not just "exit 1".
+            terminationMessagePolicy: "FallbackToLogsOnError",
+            env: [
+              ...pulpEnv(rt),
+              {
+                name: "ADMIN_PASSWORD", // no PULP_ prefix: dynaconf would read it as a setting
+                valueFrom: {
+                  secretKeyRef: { name: args.adminPassword.name, key: args.adminPassword.key },
+                },
+              },
+            ],
+            volumeMounts: pulpVolumeMounts(rt),
+            resources: args.resources,
+          },
+        ],
+        volumes: pulpVolumes(rt),
+      },
+      args.podSpecOverrides ?? {},
+    ),
+  );
 }

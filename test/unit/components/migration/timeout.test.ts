@@ -55,10 +55,8 @@ async function jobTimeouts(timeout?: string): Promise<Record<string, [string, st
   const config: Record<string, unknown> = {};
   for (const [k, v] of Object.entries({ ...raw, ...secrets })) config[`pulp:${k}`] = v;
   await runWithMocks({ config, secretKeys: Object.keys(secrets).map((k) => `pulp:${k}`) }, () => {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const monitor = pulumi.runtime.getMonitor() as any;
     const register = monitor.registerResource.bind(monitor);
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     monitor.registerResource = (req: any, callback: unknown) => {
       const t = req.getCustomtimeouts();
       if (req.getType() === "kubernetes:batch/v1:Job")

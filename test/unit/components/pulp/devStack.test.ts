@@ -40,7 +40,11 @@ test("the dev stack renders a complete install", () => {
       "policy/v1:PodDisruptionBudget pulp-api",
     ]),
   );
-  expect(run.ofType("kubernetes:batch/v1:Job")).toHaveLength(1);
+  // The migration Job and the admin password's reset Job.
+  expect(run.ofType("kubernetes:batch/v1:Job").map((j) => j.inputs.metadata.name)).toEqual([
+    expect.stringMatching(/^pulp-migrate-[0-9a-f]{8}$/),
+    "pulp-reset-admin-password",
+  ]);
   expect(
     run.resources.filter(
       (r) =>
