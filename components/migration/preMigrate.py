@@ -37,6 +37,15 @@ ORDER BY i.relname
 """
 
 
+def password(env):
+    """The Job's SECRET_ variable, else dynaconf's PULP_ one (its "@str " marker dropped)."""
+    given = env.get("SECRET_DATABASES__default__PASSWORD")
+    if given:
+        return given
+    given = env.get("PULP_DATABASES__default__PASSWORD", "")
+    return given[len("@str "):] if given.startswith("@str ") else given
+
+
 def connection_args(settings_path, env):
     values = {}
     with open(settings_path) as f:
@@ -47,7 +56,7 @@ def connection_args(settings_path, env):
         "port": db.get("PORT"),
         "dbname": db.get("NAME"),
         "user": db.get("USER"),
-        "password": env.get("SECRET_DATABASES__default__PASSWORD") or db.get("PASSWORD"),
+        "password": password(env) or db.get("PASSWORD"),
         **(db.get("OPTIONS") or {}),
     }
     return {k: v for k, v in args.items() if v not in (None, "")}
@@ -73,6 +82,9 @@ def wait(db, args, interval=2):
             return conn
         except db.OperationalError as e:
             where = f"{args.get('host', 'localhost')}:{args.get('port', 5432)}"
+            # A refusal that waiting does not change: fail now, not at the Job's timeout hours later.
+            if any(m in str(e) for m in ("authentication failed", "does not exist", "no pg_hba.conf entry")):
+                raise SystemExit(f"PostgreSQL at {where} refused the connection: {str(e).strip()}")
             print(f"Waiting for PostgreSQL at {where}: {str(e).strip()}", flush=True)
             time.sleep(interval)
 

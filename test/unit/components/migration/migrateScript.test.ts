@@ -79,7 +79,11 @@ describe("preMigrate.py with a stand-in psycopg", () => {
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   /** Runs the script as the Job does (from stdin, Pulp's settings path, the flag); stdout, stderr, status. */
-  const run = (state: object, flags: string[] = []) => {
+  const run = (
+    state: object,
+    flags: string[] = [],
+    password: Record<string, string> = { SECRET_DATABASES__default__PASSWORD: "db-pass" },
+  ) => {
     fs.writeFileSync(path.join(dir, "state.json"), JSON.stringify(state));
     const r = spawnSync("python3", ["-", path.join(dir, "settings.py"), ...flags], {
       input: PRE_MIGRATE_SCRIPT,
@@ -88,7 +92,7 @@ describe("preMigrate.py with a stand-in psycopg", () => {
         PATH: process.env.PATH,
         PYTHONPATH: dir,
         FAKE_PG: path.join(dir, "state.json"),
-        SECRET_DATABASES__default__PASSWORD: "db-pass",
+        ...password,
       },
     });
     return { out: r.stdout, err: r.stderr, status: r.status };
@@ -109,6 +113,19 @@ describe("preMigrate.py with a stand-in psycopg", () => {
       user: "pulp",
     });
     expect(out).toContain("Waiting for PostgreSQL at db.pulp.svc:5432: connection refused");
+  });
+
+  test("without the SECRET_ variable, dynaconf's PULP_ one gives the password", () => {
+    const { out, status } = run({}, [], { PULP_DATABASES__default__PASSWORD: "@str db-pass" });
+    expect(status).toBe(0);
+    expect(out).toContain('"password": "db-pass"');
+  });
+
+  test("a refused password fails at once instead of waiting out the Job's timeout", () => {
+    const refuse = 'FATAL:  password authentication failed for user "pulp"';
+    const { err, status } = run({ refuse });
+    expect(status).toBe(1);
+    expect(err).toContain(`PostgreSQL at db.pulp.svc:5432 refused the connection: ${refuse}`);
   });
 
   test.each([true, false])("--clear-stale-appstatus %s", (clear) => {
