@@ -45,6 +45,7 @@ export class PulpWeb extends pulumi.ComponentResource {
       { parent: this },
     );
     const health = { httpGet: { path: "/healthz", port: WEB_PORT }, periodSeconds: 10, timeoutSeconds: 5 };
+    const startupTuned = Object.values(args.web.probes.startup).some((v) => v !== undefined);
     this.workload = new Workload(
       name,
       {
@@ -68,6 +69,9 @@ export class PulpWeb extends pulumi.ComponentResource {
               image: args.web.image,
               ports: [{ name: "http", containerPort: WEB_PORT }],
               resources: args.web.resources,
+              // nginx answers /healthz as soon as it listens: a startup probe only when one is tuned, so
+              // pods without the key stay as they are.
+              startupProbe: startupTuned ? { ...health, ...args.web.probes.startup } : undefined,
               readinessProbe: { ...health, ...args.web.probes.readiness },
               livenessProbe: { ...health, failureThreshold: 5, ...args.web.probes.liveness },
               // SIGTERM is nginx's fast shutdown and cuts open downloads: after the endpoint removal has
