@@ -46,6 +46,8 @@ afterAll(() => {
 });
 
 const PULP = ["pulp-api", "pulp-content", "pulp-worker", "pulp-web"];
+/** The migration Jobs (pulp-reset-admin-password, the admin password's, is beside them). */
+const migrationJobs = () => items("jobs", NS).filter((j) => j.metadata.name.startsWith("pulp-migrate-"));
 
 test("a fresh `pulumi up` installs Pulp, migrating before any Pulp pod exists", () => {
   const run = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
@@ -63,7 +65,7 @@ test("a fresh `pulumi up` installs Pulp, migrating before any Pulp pod exists", 
       .sort(),
   ).toEqual([...PULP, "pulp-redis"].sort());
 
-  const jobs = items("jobs", NS);
+  const jobs = migrationJobs();
   expect(jobs).toHaveLength(1);
   const completed = Date.parse(jobs[0].status.completionTime);
   expect(jobs[0].status.succeeded).toBe(1);
@@ -152,8 +154,13 @@ test("a settings change rolls exactly the Deployments that read settings, and th
     (s) => `${s.op} ${s.urn.split("::").pop()}`,
   );
   expect(deploymentOps.sort()).toEqual(["update pulp-api", "update pulp-content", "update pulp-worker"]);
-  // A new Job for the new settings ("replace" in the JSON: created first, the old one deleted after).
-  expect(changed("kubernetes:batch/v1:Job").map((s) => s.op)).toEqual(["replace"]);
+  // A new Job for the new settings ("replace" in the JSON: created first, the old one deleted after); the
+  // admin password's reset Job mounts the settings too, so it is replaced (deleted first) and runs again.
+  expect(
+    changed("kubernetes:batch/v1:Job")
+      .map((s) => `${s.op} ${s.urn.split("::").pop()}`)
+      .sort(),
+  ).toEqual(["replace pulp-migrate", "replace pulp-migrate-reset-admin-password"]);
 
   const up = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
   timings.settingsChangeUp = up.seconds;
@@ -162,7 +169,7 @@ test("a settings change rolls exactly the Deployments that read settings, and th
     .filter((name) => after[name] !== before[name])
     .sort();
   expect(rolled).toEqual(["pulp-api", "pulp-content", "pulp-worker"]);
-  expect(items("jobs", NS)).toHaveLength(1); // the old release's Job is gone, the new one completed
+  expect(migrationJobs()).toHaveLength(1); // the old release's Job is gone, the new one completed
 });
 
 test("a replicas change rolls nothing", () => {
@@ -190,7 +197,7 @@ test("a failed migration fails `up` and changes no Deployment; the next `up` aft
   expect(failed.stdout + failed.stderr).toMatch(/pulp-migrate-[0-9a-f]{8}/);
   // The migration's own last words (the container's termination message) are in the error.
   expect(failed.stdout + failed.stderr).toMatch(/relation core_domain does not exist/);
-  const [failedJob] = items("jobs", NS).filter((j) => j.status.failed);
+  const [failedJob] = migrationJobs().filter((j) => j.status.failed);
   expect(failedJob).toBeDefined();
   expect(revisions(NS)).toEqual(before);
   for (const d of items("deployments", NS)) {
@@ -220,7 +227,7 @@ test("a failed migration fails `up` and changes no Deployment; the next `up` aft
   });
   for (const [service, min] of Object.entries(samples.minReady) as [string, number][])
     expect({ service, min: min > 0 }).toEqual({ service, min: true });
-  const jobs = items("jobs", NS);
+  const jobs = migrationJobs();
   expect(jobs).toHaveLength(1);
   expect(jobs[0].metadata.name).not.toBe(failedJob.metadata.name);
   expect(jobs[0].status.succeeded).toBe(1);

@@ -40,7 +40,7 @@ let target: LoadTarget;
 /** The program's migration Job (the newest, when an upgrade made a second). */
 const migrationJobs = () =>
   items("jobs", NS)
-    .filter((j) => j.metadata.labels?.["app.kubernetes.io/component"] === "migration")
+    .filter((j) => j.metadata.name.startsWith("pulp-migrate-"))
     .sort((a, b) => Date.parse(a.metadata.creationTimestamp) - Date.parse(b.metadata.creationTimestamp));
 
 beforeAll(
