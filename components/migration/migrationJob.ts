@@ -173,7 +173,6 @@ export class MigrationJob extends pulumi.ComponentResource {
             metadata: { labels: podLabels, annotations: args.podAnnotations },
             spec: pulpJobPodSpec(
               args,
-              "migrate",
               migrateScript({
                 clearStaleAppStatus: args.clearStaleAppStatus ?? false,
                 clearCache: args.clearCache,
@@ -212,7 +211,7 @@ export class MigrationJob extends pulumi.ComponentResource {
           backoffLimit: args.backoffLimit,
           template: {
             metadata: { labels: podLabels, annotations: args.podAnnotations },
-            spec: pulpJobPodSpec(args, "reset", RESET_ADMIN_PASSWORD),
+            spec: pulpJobPodSpec(args, RESET_ADMIN_PASSWORD),
           },
         },
       },
@@ -228,8 +227,11 @@ export class MigrationJob extends pulumi.ComponentResource {
   }
 }
 
-/** The pod of the migration Job and of the reset Job: Pulp's settings, secrets and volumes, one command. */
-function pulpJobPodSpec(args: MigrationJobArgs, name: string, script: string) {
+/**
+ * The pod of the migration Job and of the reset Job: Pulp's settings, secrets and volumes, one command. The
+ * container is "migrate" in both, so pulp:migration.podSpecOverrides, merged by container name, reach both.
+ */
+function pulpJobPodSpec(args: MigrationJobArgs, script: string) {
   const rt = args.runtime;
   return restricted(
     deepMerge<k8s.types.input.core.v1.PodSpec>(
@@ -240,7 +242,7 @@ function pulpJobPodSpec(args: MigrationJobArgs, name: string, script: string) {
         initContainers: [initDirsContainer(rt)],
         containers: [
           {
-            name,
+            name: "migrate",
             image: rt.image,
             command: ["/bin/sh", "-c", script],
             // The kubelet keeps the log's tail in the failed container's status, and the provider's Job
