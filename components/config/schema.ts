@@ -504,8 +504,8 @@ export const configSchema = z.strictObject({
       backoffLimit: wholeNumber(0, 10).default(2),
       /**
        * How long `pulumi up` awaits the restore Job and then the migration Job, each ("90m", "1h30m"). Past
-       * it `up` fails and the Job runs on. A migration that rewrites every row (pulpcore 0152 at 3.115.0) or
-       * a multi-TB restore takes hours.
+       * it `up` fails, the Job runs on, and the next `up` refuses until it has finished (migration/jobGuard.ts).
+       * A migration that rewrites every row (pulpcore 0152 at 3.115.0) or a multi-TB restore takes hours.
        */
       timeout: z.preprocess(asText, formatted(timeoutProblem)).default("6h"),
       /** e.g. `sidecar.istio.io/inject: "false"`: a Job whose pod keeps a sidecar running never completes. */
