@@ -64,7 +64,9 @@ export function runningJobsProblem(
     `run beside ${running.length === 1 ? "it" : "them"} (a migration killed mid-way loses its work or leaves ` +
     `an INVALID index); nothing was changed:\n${lines.join("\n")}\n` +
     `then run \`pulumi up\` again. If a Job fails instead (kubectl get job -n ${ns} shows Failed), ` +
-    `\`kubectl logs job/<name> -n ${ns}\` says why; once the cause is fixed, \`pulumi up\` runs it again.`
+    `\`kubectl logs job/<name> -n ${ns}\` says why; once the cause is fixed, \`pulumi up\` runs it again. ` +
+    `A Job that cannot finish (its pod never scheduled) is given up with \`kubectl delete job/<name> -n ${ns}\`; ` +
+    `the next migration Job drops or names any INVALID index one killed mid-way left.`
   );
 }
 

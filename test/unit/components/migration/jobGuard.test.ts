@@ -67,6 +67,14 @@ test("a running migration Job is refused, naming the wait command", async () => 
   );
 });
 
+test("the refusal says what to run when the Job fails or cannot finish", async () => {
+  jobs = [job("pulp-migrate-0a1b2c3d", "migration", RUNNING)];
+  const refused = await check().catch((e: Error) => e.message);
+  expect(refused).toContain("then run `pulumi up` again");
+  expect(refused).toContain("`kubectl logs job/<name> -n pulp` says why");
+  expect(refused).toContain("`kubectl delete job/<name> -n pulp`");
+});
+
 test("a migration Job between retries (no pod active, not failed yet) counts as running", async () => {
   jobs = [job("pulp-migrate-0a1b2c3d", "migration", { active: 0, conditions: [] })];
   await expect(check()).rejects.toThrow(/still running/);
