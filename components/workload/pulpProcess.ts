@@ -223,6 +223,38 @@ export const PROCESS_COMMAND: Record<PulpProcess, string[]> = {
   worker: ["pulp-worker"],
 };
 
+/**
+ * From 3.81.0 on, pulpcore-api and pulpcore-content bind [::] only where an IPv6 socket binds to ::1, and
+ * 0.0.0.0 elsewhere (pulpcore/app/netutil.py has_ipv6, the --bind default in app/ and content/
+ * entrypoint.py); the images' entry scripts pass no --bind, so they start on nodes without IPv6.
+ */
+const BINDS_WITHOUT_IPV6 = parseVersion("3.81.0")!;
+
+/**
+ * Before 3.81.0 the default is [::] on every node, and without IPv6 gunicorn fails ("[Errno 97] Address
+ * family not supported by protocol"). There, at start, with pulpcore's own test failing, the entry script
+ * finds first on PATH a pulpcore-api (pulpcore-content) that adds --bind 0.0.0.0:<port>; with IPv6 it runs
+ * as the image has it. Arguments: the entry script, the gunicorn entry point, the port.
+ */
+const BIND_IPV4_WITHOUT_IPV6 = `${PULP_PYTHON}
+if ! "$py" -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null &&
+  real=$(command -v "$2") && dir=$(mktemp -d) &&
+  printf '#!/bin/sh\\nexec %s --bind 0.0.0.0:%s "$@"\\n' "$real" "$3" > "$dir/$2" && chmod 755 "$dir/$2"; then
+  echo "no IPv6 here: $2 binds 0.0.0.0:$3"
+  PATH="$dir:$PATH"
+fi
+exec "$1"`;
+
+/** The container's command: the image's entry script, which waits for the database and migrations. */
+export function processCommand(process: PulpProcess, rt: PulpRuntime): string[] {
+  const running = parseVersion(rt.pulpcoreVersion);
+  if (process === "worker" || !running || compareVersions(running, BINDS_WITHOUT_IPV6) >= 0) {
+    return PROCESS_COMMAND[process];
+  }
+  const [entry, port] = process === "api" ? ["pulpcore-api", API_PORT] : ["pulpcore-content", CONTENT_PORT];
+  return ["/bin/sh", "-c", BIND_IPV4_WITHOUT_IPV6, "bind", ...PROCESS_COMMAND[process], entry, String(port)];
+}
+
 export function pulpContainer(
   process: PulpProcess,
   rt: PulpRuntime,
@@ -234,7 +266,7 @@ export function pulpContainer(
     name: process,
     image: rt.image,
     imagePullPolicy: "IfNotPresent",
-    command: PROCESS_COMMAND[process],
+    command: processCommand(process, rt),
     env: pulpEnv(rt),
     ports: port ? [{ name: "http", containerPort: port, protocol: "TCP" }] : undefined,
     volumeMounts: pulpVolumeMounts(rt),
