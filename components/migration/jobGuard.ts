@@ -62,7 +62,7 @@ export function runningJobsProblem(
   return (
     `Pulp's ${running.length === 1 ? "Job is" : "Jobs are"} still running, and this update would replace or ` +
     `run beside ${running.length === 1 ? "it" : "them"} (a migration killed mid-way loses its work or leaves ` +
-    `an INVALID index); nothing was changed:\n${lines.join("\n")}\n` +
+    `an INVALID index); no Job was replaced and no Pulp pod changed:\n${lines.join("\n")}\n` +
     `then run \`pulumi up\` again. If a Job fails instead (kubectl get job -n ${ns} shows Failed), ` +
     `\`kubectl logs job/<name> -n ${ns}\` says why; once the cause is fixed, \`pulumi up\` runs it again. ` +
     `A Job that cannot finish (its pod never scheduled) is given up with \`kubectl delete job/<name> -n ${ns}\`; ` +
