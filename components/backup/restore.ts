@@ -112,11 +112,11 @@ export class RestoreCheck extends pulumi.ComponentResource {
           name: jobName,
           namespace: args.namespace,
           labels: podLabels,
-          annotations: {
-            // A refusal runs the check again on the next `up` once its cause is fixed.
-            "pulumi.com/replaceUnready": "true",
-            ...(args.done ? { "pulumi.com/skipAwait": "true" } : {}),
-          },
+          // A refusal runs the check again on the next `up` once its cause is fixed. Not once done: a
+          // suspended Job never completes, and the provider would replace it on every update.
+          annotations: args.done
+            ? { "pulumi.com/skipAwait": "true" }
+            : { "pulumi.com/replaceUnready": "true" },
         },
         spec: {
           backoffLimit: 0,

@@ -305,5 +305,8 @@ test("once restored, both Jobs stay as they were created, and no check runs for 
   expect(done.k8s("Job", check).ignoreChanges.sort()).toEqual(["metadata", "spec"]);
   // A stack restored before the check existed gets it created suspended and not awaited: no pod runs.
   expect(done.k8s("Job", check).inputs.spec.suspend).toBe(true);
-  expect(done.k8s("Job", check).inputs.metadata.annotations["pulumi.com/skipAwait"]).toBe("true");
+  expect(done.k8s("Job", check).inputs.metadata.annotations).toEqual({ "pulumi.com/skipAwait": "true" });
+  expect(pending.k8s("Job", check).inputs.metadata.annotations).toEqual({
+    "pulumi.com/replaceUnready": "true",
+  });
 });
