@@ -49,7 +49,9 @@ export class DataVolumeImports extends pulumi.ComponentResource {
             labels: labels(args.identity, args.role ?? "import"),
             annotations: { ...dataVolumeAnnotations(dv), ...holds("import") },
           },
-          spec: dataVolumeSpec(dv),
+          // The URL a secret in the state and in previews: a presigned URL is a credential (a backup's
+          // always is). Every URL is: a public one loses only its display in a diff.
+          spec: dataVolumeSpec(dv, pulumi.secret(dv.url)),
         },
         // The spec is immutable and the PVC holds the imported data: never replaced by a config change.
         { parent: this, protect: args.protect ?? true, retainOnDelete: true },
@@ -84,11 +86,15 @@ export function dataVolumeAnnotations(dv: DataVolumeConfig): Record<string, stri
   };
 }
 
-export function dataVolumeSpec(dv: DataVolumeConfig): Record<string, unknown> {
+/** @param url the URL as the resource gets it: the program passes it as a secret */
+export function dataVolumeSpec(
+  dv: DataVolumeConfig,
+  url: pulumi.Input<string> = dv.url,
+): Record<string, unknown> {
   return {
     // archive: an uncompressed tar unpacked into a Filesystem volume (http and upload sources only).
     contentType: "archive",
-    source: { http: { url: dv.url } },
+    source: { http: { url } },
     storage: {
       accessModes: ["ReadWriteMany"],
       volumeMode: "Filesystem",

@@ -12,6 +12,22 @@ export interface LoadedConfig {
 }
 
 /**
+ * Whether the engine marks a config key secret. A key set with `pulumi config set --secret --path
+ * 'pulp:restore.http.url'` reaches the program as the whole top-level key `pulp:restore`, decrypted, and
+ * listed in the secret keys the engine passes with the config (PULUMI_CONFIG_SECRET_KEYS). The SDK reads
+ * that list in `isConfigSecret` (runtime/config.js, marked internal: not in the typings).
+ */
+function isConfigSecret(fullKey: string): boolean {
+  const runtime = pulumi.runtime as unknown as { isConfigSecret?: (key: string) => boolean };
+  if (typeof runtime.isConfigSecret !== "function") {
+    throw new Error(
+      "@pulumi/pulumi no longer has runtime.isConfigSecret: secret config cannot be told apart",
+    );
+  }
+  return runtime.isConfigSecret(fullKey);
+}
+
+/**
  * Reads the `pulp:` stack config, validates all of it and returns the defaulted install, before any
  * resource exists. Values are strings in the stack config; objects, arrays, numbers and booleans are
  * JSON (`pulumi config set --path` writes them that way).
@@ -22,6 +38,7 @@ export function loadConfig(): LoadedConfig {
   const raw: Record<string, unknown> = {};
   const supplied = new Set<SecretName>();
   const secretValues: Partial<Record<SecretName, string>> = {};
+  const secretConfigKeys = new Set<string>();
   for (const [fullKey, text] of Object.entries(all)) {
     if (!fullKey.startsWith(prefix)) continue;
     const key = fullKey.slice(prefix.length);
@@ -30,9 +47,10 @@ export function loadConfig(): LoadedConfig {
       secretValues[key as SecretName] = text;
       continue;
     }
+    if (isConfigSecret(fullKey)) secretConfigKeys.add(key);
     raw[key] = decode(text);
   }
-  const config = parseConfig(raw, supplied, secretValues);
+  const config = parseConfig(raw, supplied, secretValues, secretConfigKeys);
   const stackConfig = new pulumi.Config(CONFIG_NAMESPACE);
   const secrets: SuppliedSecrets = {};
   for (const name of supplied) secrets[name] = stackConfig.requireSecret(name);

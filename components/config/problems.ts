@@ -6,7 +6,10 @@ export interface ConfigProblem {
   key: string;
   given: unknown;
   message: string;
+  /** One whole command that fixes it, pasteable as printed. */
   fix: string;
+  /** Other whole commands that fix it another way (another choice), each pasteable alone. */
+  alternatives?: string[];
 }
 
 /**
@@ -24,7 +27,9 @@ export class ConfigError extends Error {
 
 export function formatProblems(problems: ConfigProblem[]): string {
   const lines = problems.map(
-    (p) => `  - ${p.key}: ${p.message}\n      given: ${describe(p.given)}\n      fix:   ${p.fix}`,
+    (p) =>
+      `  - ${p.key}: ${p.message}\n      given: ${describe(p.given)}\n      fix:   ${p.fix}` +
+      (p.alternatives ?? []).map((a) => `\n      or:    ${a}`).join(""),
   );
   const count = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
   return `Invalid Pulp stack config (${count}); nothing was created or changed:\n${lines.join("\n")}`;
@@ -36,8 +41,24 @@ export const SECRET_GIVEN = Symbol("secret value, not shown");
 function describe(value: unknown): string {
   if (value === SECRET_GIVEN) return "(a secret value, not shown)";
   if (value === undefined) return "(not set)";
-  const text = JSON.stringify(value);
+  const text = JSON.stringify(redactUrls(value));
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}
+
+/**
+ * The value with the credentials of every URL in it left out: user info and query (a presigned URL's
+ * signature, an Azure SAS), e.g. "https://s3.example.com/b/x.tar?(query not shown)".
+ */
+export function redactUrls(value: unknown): unknown {
+  if (typeof value === "string") {
+    const match = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*@)?([^?#]*)([?#].*)?$/i.exec(value);
+    if (!match || (!match[2] && !match[4])) return value;
+    return `${match[1]}${match[2] ? "(user info not shown)@" : ""}${match[3]}${match[4] ? "?(query not shown)" : ""}`;
+  }
+  if (Array.isArray(value)) return value.map(redactUrls);
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactUrls(v)]));
+  return value;
 }
 
 /** Whether a key needs `--path` (it names something inside a top-level key). */
@@ -49,17 +70,31 @@ export function shellQuote(value: string): string {
 }
 
 /**
- * The command that sets a key, pasteable as printed. With `--path` the CLI stores "true", "false" and
- * integers as booleans and numbers, so a string that looks like one gets `--type string`.
+ * The command that sets a key, pasteable as printed. Pass booleans and numbers as such: with `--path` the
+ * CLI stores "true", "false" and integers as booleans and numbers and everything else as a string, so a
+ * string that looks like a boolean or an integer gets `--type string`, and a fraction `--type float`. (A
+ * boolean or number key's fix given as a string stored a string, and the same problem came back.)
+ * Top-level keys are always strings to the CLI; loadConfig decodes them (`decode`).
  */
 export function setCommand(key: string, value: string | number | boolean = "<value>"): string {
   // The bare default is the delivery program's placeholder (its fixes are not part of this change).
   const word = value === "<value>" ? value : shellQuote(String(value));
-  const text = String(value);
-  const asString = typeof value === "string" && isPath(key) && /^(true|false|-?\d+)$/.test(text);
-  return isPath(key)
-    ? `pulumi config set --path '${key}'${asString ? " --type string" : ""} ${word}`
-    : `pulumi config set ${key} ${word}`;
+  if (!isPath(key)) return `pulumi config set ${key} ${word}`;
+  const type =
+    typeof value === "string" && /^(true|false|-?\d+)$/.test(value)
+      ? " --type string"
+      : typeof value === "number" && !Number.isInteger(value)
+        ? " --type float"
+        : "";
+  return `pulumi config set --path '${key}'${type} ${word}`;
+}
+
+/**
+ * The command that sets a secret key: without a value, so the CLI asks for it without echoing it (or reads
+ * it from stdin), and the value never lands in a shell history or in the message.
+ */
+export function secretSetCommand(key: string): string {
+  return isPath(key) ? `pulumi config set --secret --path '${key}'` : `pulumi config set --secret ${key}`;
 }
 
 export function removeCommand(key: string): string {

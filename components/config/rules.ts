@@ -1,6 +1,15 @@
 // Rules that involve more than one key. Each names every key involved and the way out.
 import { compareVersions, FLOATING_TAGS, parseImage, parseQuantity, parseVersion } from "./formats";
-import { ConfigProblem, keyOf, removeCommand, SECRET_GIVEN, setCommand, valueAt } from "./problems";
+import {
+  ConfigProblem,
+  keyOf,
+  removeCommand,
+  SECRET_GIVEN,
+  secretSetCommand,
+  setCommand,
+  valueAt,
+} from "./problems";
+import { adminPasswordProblem, djangoSecretKeyProblem } from "./strength";
 import { fernetKeyProblem, nonEmptySecretProblem } from "./validators";
 import { ParsedConfig } from "./schema";
 
@@ -24,8 +33,8 @@ export const RESTORE_KEYS = [
 
 /** What each secret must be for Pulp to start with it. */
 const SECRET_RULES: Record<SecretName, (value: string) => string | undefined> = {
-  adminPassword: nonEmptySecretProblem,
-  secretKey: nonEmptySecretProblem,
+  adminPassword: adminPasswordProblem,
+  secretKey: djangoSecretKeyProblem,
   dbFieldsEncryptionKey: fernetKeyProblem,
   databasePassword: nonEmptySecretProblem,
   s3SecretAccessKey: nonEmptySecretProblem,
@@ -33,9 +42,9 @@ const SECRET_RULES: Record<SecretName, (value: string) => string | undefined> = 
 };
 
 /**
- * The supplied secret values, each checked for the format Pulp needs. The problems never contain the value:
- * `given` is a marker, and the fix removes the key (the program then generates one) or asks for a new value
- * at a prompt.
+ * The supplied secret values, each checked for the format and strength Pulp needs. The problems never
+ * contain the value: `given` is a marker, and the fixes remove the key (the program then generates one) or
+ * ask for a new value at a prompt.
  */
 export function checkSecrets(values: Partial<Record<SecretName, string>>): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
@@ -54,7 +63,10 @@ export function checkSecrets(values: Partial<Record<SecretName, string>>): Confi
           ? "; on an install that already encrypted data, set the key it was created with"
           : ""),
       // Removing a generated secret lets the program generate one; the others prompt for the value.
-      fix: generated ? `pulumi config rm pulp:${name}` : `pulumi config set --secret pulp:${name}`,
+      fix: generated ? removeCommand(keyOf([name])) : secretSetCommand(keyOf([name])),
+      ...(generated && name !== "dbFieldsEncryptionKey"
+        ? { alternatives: [secretSetCommand(keyOf([name]))] }
+        : {}),
     });
   }
   return problems;
@@ -82,10 +94,54 @@ const MANAGED_SETTINGS = [
   "PRIVATE_KEY_PATH",
 ];
 
+/**
+ * The web servers' preStop delay in seconds (the `sleep 10` of pulpContainer in
+ * components/workload/pulpProcess.ts; a unit test keeps the two equal). Endpoint removal reaches every proxy
+ * in it, and only after it does the server get SIGTERM.
+ */
+export const PRE_STOP_SECONDS = 10;
+
+/** Pulp's oldest PostgreSQL (pulpcore CHANGES.md, 3.85: "PostgreSQL >= 14 is required"; Django 5.2's too). */
+export const MINIMUM_POSTGRESQL = 14;
+
+/**
+ * The PostgreSQL major version of an image whose tag is a plain version ("16", "15.6", "17.2-3",
+ * "16.4-bookworm"); undefined for any other tag or a digest.
+ */
+export function postgresMajorOf(image: string): number | undefined {
+  const tag = parseImage(image)?.tag;
+  const match = tag ? /^(\d+)(\.\d+)*(-[A-Za-z0-9.-]+)?$/.exec(tag) : null;
+  return match ? Number(match[1]) : undefined;
+}
+
+/** Query parameters that carry a credential: presigned S3 and GCS URLs, Azure SAS, bearer tokens. */
+const CREDENTIAL_PARAMS =
+  /^(x-amz-(signature|credential|security-token)|signature|awsaccesskeyid|x-goog-(signature|credential)|sig|token|access_token)$/i;
+
+/** Whether a URL carries a credential (user info, or a signature or token in its query). */
+export function urlHasCredentials(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return (
+      parsed.username !== "" ||
+      parsed.password !== "" ||
+      [...parsed.searchParams.keys()].some((k) => CREDENTIAL_PARAMS.test(k))
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * @param secretConfigKeys the top-level keys (without `pulp:`) the stack config holds as secrets, in whole or
+ *   in part (`pulumi config set --secret --path` marks the whole top-level key); undefined when the caller
+ *   cannot know (plain calls), which skips the checks that a credential is not in plain text
+ */
 export function checkRules(
   config: ParsedConfig,
   raw: Record<string, unknown>,
   suppliedSecrets: ReadonlySet<SecretName>,
+  secretConfigKeys?: ReadonlySet<string>,
 ): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   // A secret key's value is not in `raw` (the secrets come apart): it is given, but never shown.
@@ -97,23 +153,30 @@ export function checkRules(
   // Database: exactly one source.
   const { external, cloudnativepg } = config.database;
   if (external && cloudnativepg) {
-    add(
-      ["database"],
-      "sets both database.external and database.cloudnativepg; Pulp uses one database",
-      `${removeCommand("pulp:database.external")}  or  ${removeCommand("pulp:database.cloudnativepg")}`,
-    );
+    problems.push({
+      key: keyOf(["database"]),
+      given: given(["database"]),
+      message: "sets both database.external and database.cloudnativepg; Pulp uses one database",
+      fix: removeCommand("pulp:database.external"),
+      alternatives: [removeCommand("pulp:database.cloudnativepg")],
+    });
   } else if (!external && !cloudnativepg) {
-    add(
-      ["database"],
-      "names no database: set database.cloudnativepg (an in-cluster PostgreSQL managed by CloudNativePG) or database.external",
-      `${setCommand("pulp:database.cloudnativepg.instances", "3")}  or  ${setCommand("pulp:database.external.host", "db.example.com")}`,
-    );
+    problems.push({
+      key: keyOf(["database"]),
+      given: given(["database"]),
+      message:
+        "names no database; choose one: pulp:database.cloudnativepg (an in-cluster PostgreSQL that the " +
+        "CloudNativePG operator runs) or pulp:database.external (a PostgreSQL 14 or newer you run, with its " +
+        "password in pulp:databasePassword)",
+      fix: setCommand("pulp:database.cloudnativepg.instances", 3),
+      alternatives: [setCommand("pulp:database.external.host", "db.example.com")],
+    });
   }
   if (external && !suppliedSecrets.has("databasePassword")) {
     add(
       ["database", "external"],
       "an external database needs its password in the secret key pulp:databasePassword",
-      "pulumi config set --secret pulp:databasePassword",
+      secretSetCommand("pulp:databasePassword"),
     );
   }
   if (cloudnativepg && !external && suppliedSecrets.has("databasePassword")) {
@@ -127,11 +190,13 @@ export function checkRules(
   // Storage: exactly one place for artifacts, and never RWO under several pods.
   const { pvc, s3 } = config.storage;
   if (pvc && s3) {
-    add(
-      ["storage"],
-      "sets both storage.pvc and storage.s3; artifacts live in one place",
-      `${removeCommand("pulp:storage.pvc")}  or  ${removeCommand("pulp:storage.s3")}`,
-    );
+    problems.push({
+      key: keyOf(["storage"]),
+      given: given(["storage"]),
+      message: "sets both storage.pvc and storage.s3; artifacts live in one place",
+      fix: removeCommand("pulp:storage.pvc"),
+      alternatives: [removeCommand("pulp:storage.s3")],
+    });
   } else if (!pvc && !s3) {
     add(["storage"], "names no artifact storage", setCommand("pulp:storage.pvc.size", "50Gi"));
   }
@@ -139,14 +204,14 @@ export function checkRules(
     add(
       ["storage", "s3"],
       "object storage needs the secret key pulp:s3SecretAccessKey",
-      "pulumi config set --secret pulp:s3SecretAccessKey",
+      secretSetCommand("pulp:s3SecretAccessKey"),
     );
   }
   if (config.backup.s3 && !suppliedSecrets.has("backupS3SecretAccessKey")) {
     add(
       ["backup", "s3"],
       "backups in object storage need the secret key pulp:backupS3SecretAccessKey",
-      "pulumi config set --secret pulp:backupS3SecretAccessKey",
+      secretSetCommand("pulp:backupS3SecretAccessKey"),
     );
   }
   if (config.backup.s3 && !config.backup.enabled) {
@@ -162,8 +227,9 @@ export function checkRules(
       ["storage", "pvc", "accessMode"],
       `ReadWriteOnce attaches the volume to one node, but api, content and worker pods (${pods} now, more during a ` +
         'rolling update) all mount /var/lib/pulp: pods on another node fail with "Multi-Attach error" and every ' +
-        "upgrade stalls. Use a storage class that serves ReadWriteMany (NFS, CephFS, EFS, Azure Files...) or object storage",
-      `${setCommand("pulp:storage.pvc.accessMode", "ReadWriteMany")}  (with a storage class that serves ReadWriteMany, set as pulp:storage.pvc.storageClass), or configure pulp:storage.s3`,
+        "upgrade stalls. Use a storage class that serves ReadWriteMany (NFS, CephFS, EFS, Azure Files...; " +
+        "pulp:storage.pvc.storageClass names it) or object storage (pulp:storage.s3)",
+      setCommand("pulp:storage.pvc.accessMode", "ReadWriteMany"),
     );
   }
 
@@ -178,11 +244,14 @@ export function checkRules(
   }
 
   if (config.restore?.claim && config.restore.http) {
-    add(
-      ["restore", "claim"],
-      "and pulp:restore.http both say where the backup is: the http import makes a volume of its own",
-      "pulumi config rm --path pulp:restore.claim  (or pulumi config rm --path pulp:restore.http)",
-    );
+    problems.push({
+      key: keyOf(["restore", "claim"]),
+      given: given(["restore", "claim"]),
+      message:
+        "and pulp:restore.http both say where the backup is: the http import makes a volume of its own",
+      fix: removeCommand("pulp:restore.claim"),
+      alternatives: [removeCommand("pulp:restore.http")],
+    });
   }
 
   // The overwrite confirmation names the backup it is for: a later change of backup needs a new one.
@@ -200,14 +269,14 @@ export function checkRules(
       add(
         ["cacheEnabled"],
         "the content cache needs Redis, and redis.enabled is false",
-        setCommand("pulp:redis.enabled", "true"),
+        setCommand("pulp:redis.enabled", true),
       );
     }
     if (config.workerType === "redis") {
       add(
         ["workerType"],
         'the "redis" worker type needs Redis, and redis.enabled is false',
-        setCommand("pulp:redis.enabled", "true"),
+        setCommand("pulp:redis.enabled", true),
       );
     }
   }
@@ -221,11 +290,16 @@ export function checkRules(
   ] as const;
   for (const [component, replicas, budget] of budgets) {
     if ("minAvailable" in budget && replicas > 0 && budget.minAvailable >= replicas) {
-      add(
-        [component, "podDisruptionBudget", "minAvailable"],
-        `minAvailable ${budget.minAvailable} with ${replicas} replica(s) allows no eviction: node drains and cluster upgrades would hang`,
-        `${setCommand(`pulp:${component}.podDisruptionBudget.minAvailable`, String(Math.max(0, replicas - 1)))}  or use maxUnavailable: 1`,
-      );
+      const path = [component, "podDisruptionBudget", "minAvailable"];
+      problems.push({
+        key: keyOf(path),
+        given: given(path),
+        message: `minAvailable ${budget.minAvailable} with ${replicas} replica(s) allows no eviction: node drains and cluster upgrades would hang`,
+        fix: setCommand(keyOf(path), Math.max(0, replicas - 1)),
+        alternatives: [
+          `${removeCommand(keyOf(path))} && ${setCommand(keyOf([component, "podDisruptionBudget", "maxUnavailable"]), 1)}`,
+        ],
+      });
     }
   }
 
@@ -275,7 +349,95 @@ export function checkRules(
     }
   }
 
+  // A grace period no longer than the preStop sleep: the kubelet kills the web server before, or as, it
+  // is told to stop, and every open request or download is cut.
+  for (const [component, settings] of [
+    ["api", config.api],
+    ["content", config.content],
+  ] as const) {
+    if (settings.terminationGracePeriodSeconds <= PRE_STOP_SECONDS) {
+      const fallback = component === "api" ? 60 : 45;
+      add(
+        [component, "terminationGracePeriodSeconds"],
+        `${settings.terminationGracePeriodSeconds} s is no longer than the ${PRE_STOP_SECONDS} s preStop delay ` +
+          `of the ${component} pods: the kubelet would kill the server before it could finish open requests. ` +
+          `Allow the ${PRE_STOP_SECONDS} s and the server's own graceful stop (30 s)`,
+        setCommand(keyOf([component, "terminationGracePeriodSeconds"]), fallback),
+      );
+    }
+  }
+
+  problems.push(...postgresProblems(config, raw));
   problems.push(...dataVolumeProblems(config, raw));
+  if (secretConfigKeys) problems.push(...plainCredentialProblems(config, secretConfigKeys));
+  return problems;
+}
+
+/** PostgreSQL older than Pulp supports, where the config says which it is. */
+function postgresProblems(config: ParsedConfig, raw: Record<string, unknown>): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const image = config.database.cloudnativepg?.imageName;
+  const major = image ? postgresMajorOf(image) : undefined;
+  if (image && major !== undefined && major < MINIMUM_POSTGRESQL) {
+    const path = ["database", "cloudnativepg", "imageName"];
+    problems.push({
+      key: keyOf(path),
+      given: valueAt(raw, path),
+      message: `runs PostgreSQL ${major} (its tag says so), and Pulp needs PostgreSQL ${MINIMUM_POSTGRESQL} or newer`,
+      fix: setCommand(keyOf(path), "ghcr.io/cloudnative-pg/postgresql:17"),
+      alternatives: [removeCommand(keyOf(path))],
+    });
+  }
+  const external = config.database.external?.version;
+  if (external !== undefined && external < MINIMUM_POSTGRESQL) {
+    const path = ["database", "external", "version"];
+    problems.push({
+      key: keyOf(path),
+      given: valueAt(raw, path),
+      message:
+        `says the external database runs PostgreSQL ${external}, and Pulp needs PostgreSQL ${MINIMUM_POSTGRESQL} ` +
+        "or newer: upgrade the server first (pg_upgrade or a dump into a new one), then set its version here",
+      fix: setCommand(keyOf(path), MINIMUM_POSTGRESQL),
+    });
+  }
+  return problems;
+}
+
+/**
+ * URLs that carry a credential must be secret config: a backup's URL (usually presigned: whoever has it
+ * reads the backup, keys included) always, a data volume's when it carries one. In plain text they sit in
+ * Pulumi.<stack>.yaml, the repository that holds it, and every preview's log.
+ */
+function plainCredentialProblems(
+  config: ParsedConfig,
+  secretConfigKeys: ReadonlySet<string>,
+): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  if (config.restore?.http && !secretConfigKeys.has("restore")) {
+    const key = keyOf(["restore", "http", "url"]);
+    problems.push({
+      key,
+      given: SECRET_GIVEN,
+      message:
+        "is in the stack config in plain text: a backup's URL is usually presigned, a credential that reads the " +
+        "whole backup (its keys included). Set it as a secret; the command asks for the URL and does not echo it",
+      fix: secretSetCommand(key),
+    });
+  }
+  if (!secretConfigKeys.has("dataVolumes")) {
+    config.dataVolumes.forEach((dv, i) => {
+      if (!urlHasCredentials(dv.url)) return;
+      const key = keyOf(["dataVolumes", i, "url"]);
+      problems.push({
+        key,
+        given: SECRET_GIVEN,
+        message:
+          "carries a credential (user info, or a signature or token in its query) and is in the stack config in " +
+          "plain text. Set it as a secret; the command asks for the URL and does not echo it",
+        fix: secretSetCommand(key),
+      });
+    });
+  }
   return problems;
 }
 
@@ -318,8 +480,9 @@ function versionProblems(
   ).map((rule) => ({
     key: keyOf(rule.path),
     given: valueAt(raw, rule.path),
-    message: `needs pulpcore >= ${rule.version}, and the image runs ${version}: ${rule.why}`,
-    fix: `${rule.fix}  or use a newer image: ${setCommand("pulp:image", `<registry>/pulp-minimal:${rule.version}`)}`,
+    message: `needs pulpcore >= ${rule.version}, and the image runs ${version}: ${rule.why}; or use a newer image`,
+    fix: rule.fix,
+    alternatives: [setCommand("pulp:image", `quay.io/pulp/pulp-minimal:${rule.version}`)],
   }));
 }
 

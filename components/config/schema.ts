@@ -272,13 +272,21 @@ const externalDatabase = z.strictObject({
   name: z.string().min(1).default("pulp"),
   user: z.string().min(1).default("pulp"),
   sslmode: z.enum(["disable", "allow", "prefer", "require", "verify-ca", "verify-full"]).default("prefer"),
+  /**
+   * The server's PostgreSQL major version (`SHOW server_version`), when known: below 14 it is refused in
+   * preview. Unset: nothing at preview can tell (the program does not reach the database then).
+   */
+  version: wholeNumber(9, 99).optional(),
 });
 
 const cloudNativePg = z.strictObject({
   instances: wholeNumber(1, 9).default(3),
   storageSize: size.default("10Gi"),
   storageClass: formatted(dnsSubdomainProblem).optional(),
-  /** Leave unset for the operator's default PostgreSQL image; Pulp needs PostgreSQL >= 14. */
+  /**
+   * Leave unset for the operator's default PostgreSQL image. Pulp needs PostgreSQL >= 14: a plain version
+   * tag below it ("13", "13.4-1") is refused (rules.ts).
+   */
   imageName: formatted(imageProblem).optional(),
   resources: resourcesSchema.default({
     requests: { cpu: "250m", memory: "512Mi" },

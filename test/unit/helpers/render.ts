@@ -31,7 +31,11 @@ async function renderOnce(
 ): Promise<MockRun> {
   const config: Record<string, unknown> = {};
   for (const [k, v] of Object.entries({ ...raw, ...secrets })) config[`pulp:${k}`] = v;
-  return runWithMocks({ config, secretKeys: Object.keys(secrets).map((k) => `pulp:${k}`), preview }, () => {
+  const secretKeys = Object.keys(secrets).map((k) => `pulp:${k}`);
+  // A backup's URL is secret config (`pulumi config set --secret --path 'pulp:restore.http.url'`), which
+  // makes the whole top-level key secret to the program.
+  if ((raw.restore as { http?: unknown } | undefined)?.http) secretKeys.push("pulp:restore");
+  return runWithMocks({ config, secretKeys, preview }, () => {
     const loaded = loadConfig();
     new Pulp(loaded.config.instanceName, { ...loaded, deployed, cluster: {} });
   });

@@ -30,17 +30,24 @@ test("every schema key is declared with a type and a description; secrets are no
   for (const name of SECRET_NAMES) expect(project.config[name]).toBeUndefined();
 });
 
-test("only the keys every stack must choose have no default", () => {
+test("only contentOrigin has no default; database's default {} is refused naming both choices", () => {
   const required = Object.entries(project.config)
     .filter(([, d]) => d.default === undefined)
     .map(([k]) => k);
-  expect(required.sort()).toEqual(["contentOrigin", "database"]);
+  expect(required.sort()).toEqual(["contentOrigin"]);
+  // Declared required, the CLI refused a stack without it naming only the key ("missing configuration
+  // value"); with the default the program names both databases, each with its command.
+  expect(project.config.database.default).toEqual({});
+  expect(() => parseConfig({ ...MINIMAL, database: {} })).toThrow(
+    /pulp:database: names no database; choose one: pulp:database.cloudnativepg .* or pulp:database.external/,
+  );
 });
 
 test("each declared default means the same as leaving the key to the schema", () => {
   const bySchema = parseConfig(MINIMAL) as unknown as Record<string, unknown>;
   for (const [key, decl] of Object.entries(project.config)) {
-    if (decl.default === undefined) continue;
+    // database's default stands for "not chosen yet" (test above).
+    if (decl.default === undefined || key === "database") continue;
     const byProject = parseConfig({ ...MINIMAL, [key]: decl.default }) as unknown as Record<string, unknown>;
     expect({ key, value: byProject[key] }).toEqual({ key, value: bySchema[key] });
   }
