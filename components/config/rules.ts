@@ -9,7 +9,7 @@ import {
   setCommand,
   valueAt,
 } from "./problems";
-import { adminPasswordProblem, djangoSecretKeyProblem } from "./strength";
+import { adminPasswordProblem } from "./strength";
 import { fernetKeyProblem, nonEmptySecretProblem } from "./validators";
 import { ParsedConfig } from "./schema";
 
@@ -34,7 +34,8 @@ export const RESTORE_KEYS = [
 /** What each secret must be for Pulp to start with it. */
 const SECRET_RULES: Record<SecretName, (value: string) => string | undefined> = {
   adminPassword: adminPasswordProblem,
-  secretKey: djangoSecretKeyProblem,
+  // Its strength is warned about, not refused (loadConfig): see weakSecretKeyWarning.
+  secretKey: nonEmptySecretProblem,
   dbFieldsEncryptionKey: fernetKeyProblem,
   databasePassword: nonEmptySecretProblem,
   s3SecretAccessKey: nonEmptySecretProblem,

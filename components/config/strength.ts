@@ -21,6 +21,22 @@ export function djangoSecretKeyProblem(value: string): string | undefined {
 }
 
 /**
+ * The warning for a supplied SECRET_KEY Django's deploy check calls weak, or undefined. A warning, not a
+ * refusal: Django itself only warns, and a live install cannot take the fix a refusal would print (a new
+ * key replaces the protected key Secret, which the program refuses), so refusing would leave it stuck.
+ * The value never appears in it.
+ */
+export function weakSecretKeyWarning(value: string): string | undefined {
+  const reason = djangoSecretKeyProblem(value);
+  return (
+    reason &&
+    `pulp:secretKey should be ${reason}: a weaker key lets sessions and signed values be forged. On a new ` +
+      "install remove it and the program generates one: pulumi config rm pulp:secretKey. A live install " +
+      "keeps the key it runs with (its Secret is protected): rotate it deliberately, signing everyone out."
+  );
+}
+
+/**
  * The admin password, by the validators pulpcore runs on every password its API sets
  * (AUTH_PASSWORD_VALIDATORS in pulpcore/app/settings.py, `validate_password` in
  * pulpcore/app/serializers/user.py@3.123.1): Django's MinimumLengthValidator (8 characters) and

@@ -213,7 +213,6 @@ const CASES: [string, string[]][] = [
     [`pulumi config set --path 'pulp:scheduling.nodeSelector["kubernetes.io/os"]' 'not valid!'`],
   ],
   // secrets
-  ["a weak SECRET_KEY", ["printf short-key | pulumi config set --secret pulp:secretKey"]],
   ["a weak admin password", ["printf 1234 | pulumi config set --secret pulp:adminPassword"]],
 ];
 

@@ -281,7 +281,6 @@ const BROKEN: [string, Record<string, unknown>, Partial<Record<SecretName, strin
     "a presigned data volume URL in plain text",
     { dataVolumes: [{ name: "seed", url: "https://x.example.com/s.tar?sig=1", size: "1Gi" }] },
   ],
-  ["a weak SECRET_KEY", {}, { secretKey: "short" }],
   ["an admin password Pulp would refuse", {}, { adminPassword: "12345678" }],
   [
     "an old image with S3",
