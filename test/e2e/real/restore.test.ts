@@ -389,7 +389,7 @@ test("the second backup comes from object storage (a presigned URL, the real CDI
 
   // No room in the namespace's quota: the preview reads the real ResourceQuota and refuses before anything
   // changes, with a patch that makes room; pasted as printed, it does.
-  mustPulumi(TARGET, ["config", "set", "--path", "pulp:restore.http.url", url]);
+  mustPulumi(TARGET, ["config", "set", "--secret", "--path", "pulp:restore.http.url", url]);
   kubectl(
     ["apply", "-n", NS, "-f", "-"],
     JSON.stringify({
@@ -434,6 +434,7 @@ test("the second backup comes from object storage (a presigned URL, the real CDI
   mustPulumi(TARGET, [
     "config",
     "set",
+    "--secret", // a presigned URL is a credential: refused as plain config
     "--path",
     "pulp:restore.http.url",
     storage!.presign(BUCKET, `${NS}/pulp/no-such-backup.tar`, 3600),
@@ -456,7 +457,7 @@ test("the second backup comes from object storage (a presigned URL, the real CDI
   expect(inTargetApi(CACHED_BASE_PATHS)).toContain("'extra'");
 
   // The right URL: the same update as a person runs it after the fix.
-  mustPulumi(TARGET, ["config", "set", "--path", "pulp:restore.http.url", url]);
+  mustPulumi(TARGET, ["config", "set", "--secret", "--path", "pulp:restore.http.url", url]);
   const up = mustPulumi(TARGET, ["up", "--yes", "--skip-preview", "--refresh"]);
   timings.overwriteFromHttpUp = up.seconds;
 
@@ -542,13 +543,12 @@ test("with the install gone, data and namespace included, the bucket brings it b
       contentOrigin: `http://127.0.0.1:${FRESH_PORT}`,
       ...ONE_POD_EACH,
       backup: { enabled: false },
-      restore: {
-        backup: otherId,
-        http: { url: storage!.presign(BUCKET, `${NS}/pulp/${otherId}.tar`, 3600), size: "1Gi" },
-      },
+      restore: { backup: otherId, http: { size: "1Gi" } },
     },
     DEV_STACK,
   );
+  const presigned = storage!.presign(BUCKET, `${NS}/pulp/${otherId}.tar`, 3600);
+  mustPulumi(FRESH, ["config", "set", "--secret", "--path", "pulp:restore.http.url", presigned]);
   const keys = backupTool(FRESH_NS, "keys", otherId, "--archive", keysArchive, "--stack", FRESH);
   expect({ ok: keys.ok, stderr: keys.stderr }).toEqual({ ok: true, stderr: expect.any(String) });
   const up = mustPulumi(FRESH, ["up", "--yes", "--skip-preview"]);
