@@ -228,6 +228,8 @@ test("a new stack restores the backup: keys from `npm run backup -- keys`, then 
   const bucket = "restored-artifacts";
   const objects = storage!; // started by beforeAll
   objects.createBucket(bucket);
+  const volume = JSON.parse(mustPulumi(TARGET, ["config", "get", "pulp:storage"]).stdout).pvc;
+  mustPulumi(TARGET, ["config", "rm", "pulp:storage"]); // the dev stack's volume: one storage at a time
   const s3 = { bucket, endpointUrl: objects.endpointUrl, accessKeyId: objects.accessKeyId };
   for (const [key, value] of Object.entries(s3)) {
     mustPulumi(TARGET, ["config", "set", "--path", `pulp:storage.s3.${key}`, value]);
@@ -248,6 +250,8 @@ test("a new stack restores the backup: keys from `npm run backup -- keys`, then 
     `restored-restore-${backupId.toLowerCase()}`,
   );
   mustPulumi(TARGET, ["config", "rm", "pulp:storage"]);
+  // The default volume now; the dev stack's size again, as the rest of this test expects.
+  mustPulumi(TARGET, ["config", "set", "--path", "pulp:storage.pvc.size", volume.size]);
 
   const up = mustPulumi(TARGET, ["up", "--yes", "--skip-preview"]);
   timings.restoreUp = up.seconds;
