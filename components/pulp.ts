@@ -361,6 +361,7 @@ export class Pulp extends pulumi.ComponentResource {
         settingsHash: this.settings.hash,
         adminPassword: secrets.adminPassword,
         adminPasswordValue: supplied.adminPassword,
+        digestKey: secrets.secretKeyValue,
         resources: config.migration.resources,
         backoffLimit: config.migration.backoffLimit,
         timeout: config.migration.timeout,

@@ -1,3 +1,4 @@
+import { createHmac } from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 import * as k8s from "@pulumi/kubernetes";
@@ -27,9 +28,11 @@ export interface MigrationJobArgs {
   adminPassword: SecretKeyRef;
   /**
    * pulp:adminPassword when the stack sets it (a secret); undefined for the generated password, which never
-   * changes. Only its hash is kept (as a secret): a new value runs the reset Job again.
+   * changes. Only its HMAC keyed by SECRET_KEY is kept: a new value runs the reset Job again.
    */
   adminPasswordValue?: pulumi.Input<string>;
+  /** Keys the digest of the admin password (SECRET_KEY's value): see the reset Job. */
+  digestKey?: pulumi.Input<string>;
   resources: ResourcesConfig;
   backoffLimit: number;
   /** How long `pulumi up` awaits the Job (pulp:migration.timeout), such as "6h". */
@@ -194,9 +197,16 @@ export class MigrationJob extends pulumi.ComponentResource {
     // less than it; this keeps an install's migration Job as it was. The engine compares the trigger with the
     // one it recorded; it replaces the Job under the same name, so the old one goes first.
     const resetName = fixedName(args.identity, "reset-admin-password");
-    const trigger = pulumi
-      .output(args.adminPasswordValue ?? "")
-      .apply((v) => (v ? contentHash(`pulp:adminPassword ${v}`, 64) : "generated"));
+    // Not a secret output: the CLI 3.248 panics serializing a secret replacementTrigger in `preview --json`
+    // ("attempt to encrypt value", seen on the kwok bed). So a digest nobody can test guesses against: keyed
+    // by SECRET_KEY (an HMAC), which only the install and its stack hold.
+    const trigger = pulumi.unsecret(
+      pulumi
+        .all([args.adminPasswordValue ?? "", args.digestKey ?? ""])
+        .apply(([v, key]) =>
+          v ? createHmac("sha256", key).update(`pulp:adminPassword ${v}`).digest("hex") : "generated",
+        ),
+    );
     this.resetJob = new k8s.batch.v1.Job(
       `${name}-reset-admin-password`,
       {
@@ -218,7 +228,7 @@ export class MigrationJob extends pulumi.ComponentResource {
       {
         parent: this,
         dependsOn: [this.job],
-        replacementTrigger: pulumi.secret(trigger),
+        replacementTrigger: trigger,
         deleteBeforeReplace: true,
         customTimeouts: { create: "10m", update: "10m" },
       },

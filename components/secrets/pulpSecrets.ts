@@ -26,6 +26,8 @@ export interface SecretKeyRef {
  */
 export class PulpSecrets extends pulumi.ComponentResource {
   readonly secretKey: SecretKeyRef;
+  /** SECRET_KEY's value (supplied or generated): keys the digest that tells a changed admin password. */
+  readonly secretKeyValue: pulumi.Output<string>;
   readonly adminPassword: SecretKeyRef;
   readonly dbFieldsKey: SecretKeyRef;
   /** Secret holding the token-signing key pair (container registry auth), when enabled. */
@@ -61,10 +63,9 @@ export class PulpSecrets extends pulumi.ComponentResource {
       return fixedName(args.identity, suffix);
     };
 
+    this.secretKeyValue = valueOf("secret-key", "django-secret-key", args.supplied.secretKey);
     this.secretKey = {
-      name: secret("secret-key", "secret-key", {
-        secret_key: valueOf("secret-key", "django-secret-key", args.supplied.secretKey),
-      }),
+      name: secret("secret-key", "secret-key", { secret_key: this.secretKeyValue }),
       key: "secret_key",
     };
     this.dbFieldsKey = {
