@@ -154,7 +154,11 @@ BEGIN
   FOR o IN
     SELECT format('DROP %s IF EXISTS public.%I CASCADE', CASE relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW'
         WHEN 'S' THEN 'SEQUENCE' WHEN 'f' THEN 'FOREIGN TABLE' ELSE 'TABLE' END, relname) AS sql, 'pg_class'::regclass AS class, oid
-      FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
+      FROM pg_class c WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
+        -- Identity and serial sequences go with their table: dropped alone, an identity one is refused
+        -- ("column id of table ... requires it"), as Django's identity columns showed on real Pulp.
+        AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
+          AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i'))
     UNION ALL SELECT format('DROP ROUTINE IF EXISTS public.%I(%s) CASCADE', proname, pg_get_function_identity_arguments(oid)), 'pg_proc', oid
       FROM pg_proc WHERE pronamespace = 'public'::regnamespace AND prokind IN ('f', 'p')
     UNION ALL SELECT format('DROP TYPE IF EXISTS public.%I CASCADE', typname), 'pg_type', t.oid
