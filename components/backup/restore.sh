@@ -145,9 +145,20 @@ fi
 # tables the backup does not have (newer migrations) go too. public itself, the extensions (and their
 # member objects) and their owners stay. COMMIT is sent only once pg_restore has written everything:
 # psql --single-transaction commits whatever it was given when its input ends early.
-if [[ $overwrite == true ]]; then log "replacing the live database"; fi
+# Where the Pulp user owns schema public and every extension in it (CloudNativePG, PostgreSQL 15 with the
+# user owning the database), the schema is dropped and made again as before: the way proven on real Pulp.
+# Only where it does not (PostgreSQL 14, managed databases, a DBA's hstore) are its own objects dropped one
+# by one: that way is proven on PostgreSQL alone (test/e2e/restoreDatabase.test.ts), not yet on real Pulp.
+drop=objects
+if [[ $overwrite == true && $(psql -XAtc "SELECT pg_has_role(nspowner, 'USAGE') AND NOT EXISTS (
+    SELECT FROM pg_extension WHERE extnamespace = n.oid AND NOT pg_has_role(extowner, 'USAGE'))
+  FROM pg_namespace n WHERE nspname = 'public'") == t ]]; then
+  drop=schema
+fi
+if [[ $overwrite == true ]]; then log "replacing the live database (dropping its $drop in public first)"; fi
 { printf 'BEGIN;\nSET client_min_messages = warning;\n'
-  [[ $overwrite == false ]] || cat <<'SQL'
+  [[ $overwrite == false || $drop != schema ]] || printf 'DROP SCHEMA public CASCADE;\nCREATE SCHEMA public;\n'
+  [[ $overwrite == false || $drop != objects ]] || cat <<'SQL'
 DO $drop$
 DECLARE o record;
 BEGIN

@@ -254,9 +254,11 @@ test("PostgreSQL 15 with the app role owning the database: hstore is created, an
   });
   sql("new15", "SET ROLE pulp;\nDELETE FROM core_content;");
   expectDone(restore(backup, "new15", true));
+  // Owning public and hstore, the user drops the schema and makes it again (restore.sh: the way proven
+  // on real Pulp), so public is then its own.
   expect(JSON.parse(state("new15"))).toEqual({
     ...RESTORED,
-    publicOwner: "pg_database_owner",
+    publicOwner: "pulp",
     hstoreOwner: "pulp",
   });
 });

@@ -96,6 +96,10 @@ test("an upgrade across a floor: the preview says downtime; the zero-ready windo
     steps: { op: string; urn: string }[];
   };
   expect(diagnostics.filter((d) => d.severity === "warning").map((d) => d.message)).toEqual([
+    // The image is a tag without a digest (runtime review B14).
+    expect.stringMatching(
+      /^(warning: )?pulp:image quay\.io\/pulp\/pulp-minimal:3\.87\.0 is pinned by tag only/,
+    ),
     expect.stringMatching(
       /^(warning: )?Upgrade plan \[stop-the-world\]: upgrade 3\.84\.0 -> 3\.87\.0 NEEDS DOWNTIME: core 0140_require_appstatus_zdu \(in 3\.87\.0\) refuses to run .* about 120 s plus/,
     ),
