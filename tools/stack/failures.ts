@@ -1,4 +1,4 @@
-// What goes wrong with a Stack, from the operator's troubleshooting guide (../shared/seeds/002) and the
+// What goes wrong with a Stack, from the Pulumi Kubernetes Operator's troubleshooting guide and the
 // PKO v2 controller's own condition reasons and event reasons, as a table: how to recognise it in a
 // snapshot, the likely cause, and the fix. test/unit/stack/failures.test.ts has a case per entry.
 import { condition, currentEvents, isHistory, messages, specChangedAt, StackSnapshot } from "./snapshot";
