@@ -17,6 +17,7 @@ import * as path from "path";
 import { loadConfig } from "../../components/config/load";
 import { ConfigError, ConfigProblem } from "../../components/config/problems";
 import { REPO, toolchainBin } from "../../testbed/local/environment";
+import { serveProgram } from "../../testbed/local/pulumi";
 
 jest.setTimeout(10 * 60 * 1000);
 
@@ -49,12 +50,6 @@ function paste(fix: string) {
 }
 
 async function startLanguageServer(): Promise<{ address: string; stop: () => void }> {
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  const { LanguageServer } = require("@pulumi/pulumi/automation/server");
-  const langrpc = require("@pulumi/pulumi/proto/language_grpc_pb");
-  const { grpcChannelOptions } = require("@pulumi/pulumi/runtime");
-  const grpc = require(require.resolve("@grpc/grpc-js", { paths: [require.resolve("@pulumi/pulumi")] }));
-  /* eslint-enable @typescript-eslint/no-require-imports */
   const program = async () => {
     const runtime = pulumi.runtime as unknown as { isConfigSecret: (k: string) => boolean };
     const secretKeys = Object.keys(pulumi.runtime.allConfig()).filter((k) => runtime.isConfigSecret(k));
@@ -68,16 +63,7 @@ async function startLanguageServer(): Promise<{ address: string; stop: () => voi
     }
     return {};
   };
-  const server = new grpc.Server(grpcChannelOptions);
-  server.addService(langrpc.LanguageRuntimeService, new LanguageServer(program));
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(
-      "127.0.0.1:0",
-      grpc.ServerCredentials.createInsecure(),
-      (err: Error | null, p: number) => (err ? reject(err) : resolve(p)),
-    ),
-  );
-  return { address: `127.0.0.1:${port}`, stop: () => server.forceShutdown() };
+  return serveProgram(program);
 }
 
 /** A real `pulumi preview` of the stack (async: the program runs in this process's event loop). */

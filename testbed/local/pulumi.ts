@@ -34,6 +34,16 @@ async function program(dir: string): Promise<Record<string, unknown>> {
 }
 
 async function startLanguageServer(dir: string): Promise<{ address: string; stop: () => void }> {
+  return serveProgram(() => program(dir));
+}
+
+/**
+ * A Pulumi language host in this process, serving `run` to the CLI (`--client <address>`): the program
+ * runs in this process's event loop. Shared with the config-fix e2e test, which serves its own program.
+ */
+export async function serveProgram(
+  run: () => Promise<unknown>,
+): Promise<{ address: string; stop: () => void }> {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { LanguageServer } = require("@pulumi/pulumi/automation/server");
   const langrpc = require("@pulumi/pulumi/proto/language_grpc_pb");
@@ -42,7 +52,7 @@ async function startLanguageServer(dir: string): Promise<{ address: string; stop
   const grpc = require(require.resolve("@grpc/grpc-js", { paths: [require.resolve("@pulumi/pulumi")] }));
   /* eslint-enable @typescript-eslint/no-require-imports */
   const server = new grpc.Server(grpcChannelOptions);
-  server.addService(langrpc.LanguageRuntimeService, new LanguageServer(() => program(dir)));
+  server.addService(langrpc.LanguageRuntimeService, new LanguageServer(run));
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(
       "127.0.0.1:0",
