@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { Backup } from "./backup/backup";
 import { RestoreCheck, RestoreJob } from "./backup/restore";
+import { RestoreFetch } from "./backup/restoreFetch";
 import { planRestore } from "./backup/restorePlan";
 import { DataVolumeImports } from "./cdi/dataVolumes";
 import { SuppliedSecrets } from "./config/load";
@@ -238,6 +239,28 @@ export class Pulp extends pulumi.ComponentResource {
           )
         : undefined;
 
+    // A backup in the bucket is fetched into a volume of its own, also before anything stops.
+    const restoreFetch =
+      restorePlan.kind === "restore" && restorePlan.fetch
+        ? new RestoreFetch(
+            `${name}-restore-fetch`,
+            {
+              namespace,
+              identity,
+              backup: restorePlan.backup,
+              source: restorePlan.fetch,
+              secretAccessKey: supplied.restoreS3SecretAccessKey!,
+              pulpImage: config.image,
+              done: restorePlan.done,
+              timeout: config.migration.timeout,
+              podDefaults: everyPod,
+            },
+            child,
+          )
+        : undefined;
+    // What the restore's check, its stop and the restore itself wait for: the backup in its volume.
+    const backupBrought = [...(restoreImport?.imported ?? []), ...(restoreFetch ? [restoreFetch.job] : [])];
+
     // Nothing that changes the database starts, or replaces a Job, while a migration or restore Job of an
     // earlier `up` still runs (migration/jobGuard.ts).
     const jobGuard = new JobGuard(
@@ -267,7 +290,7 @@ export class Pulp extends pulumi.ComponentResource {
                 : { kind: "pvc" },
               done: restorePlan.done,
               podDefaults: everyPod,
-              after: [...storage.resources, ...(restoreImport?.imported ?? [])],
+              after: [...storage.resources, ...backupBrought],
             },
             child,
           )
@@ -310,11 +333,7 @@ export class Pulp extends pulumi.ComponentResource {
         },
         {
           ...child,
-          dependsOn: [
-            jobGuard,
-            ...(restoreImport?.imported ?? []),
-            ...(restoreCheck ? [restoreCheck.job] : []),
-          ],
+          dependsOn: [jobGuard, ...backupBrought, ...(restoreCheck ? [restoreCheck.job] : [])],
         },
       );
 
@@ -344,7 +363,7 @@ export class Pulp extends pulumi.ComponentResource {
                 ...database.ready,
                 ...storage.resources,
                 ...(stop ? [stop.step] : []),
-                ...(restoreImport?.imported ?? []),
+                ...backupBrought,
                 ...(restoreCheck ? [restoreCheck.job] : []),
               ],
             },

@@ -19,6 +19,14 @@ export class RestoreRefused extends Error {
 /** A backup brought in over http: a CDI DataVolume whose PVC (the restore's claim) gets the archive unpacked. */
 export type RestoreImport = PulpConfig["dataVolumes"][number];
 
+/** A backup fetched from the bucket backups go to into a volume of its own (restoreFetch.ts). */
+export type RestoreFetchSource = Omit<NonNullable<NonNullable<PulpConfig["restore"]>["s3"]>, "prefix"> & {
+  /** The volume's name (the restore's claim). */
+  name: string;
+  /** The archive's object key: `<prefix><id>.tar`. */
+  key: string;
+};
+
 export type RestorePlan =
   | { kind: "none" }
   /**
@@ -36,6 +44,7 @@ export type RestorePlan =
        */
       done: boolean;
       import?: RestoreImport;
+      fetch?: RestoreFetchSource;
     };
 
 /**
@@ -55,12 +64,19 @@ export function planRestore(
     ...restore.http,
     name: `${config.instanceName}-restore-${restore.backup.toLowerCase()}`,
   };
-  const claim = imported?.name ?? restore.claim ?? `${config.instanceName}-backups`;
+  const fetched: RestoreFetchSource | undefined = restore.s3 && {
+    ...restore.s3,
+    name: `${config.instanceName}-restore-${restore.backup.toLowerCase()}`,
+    // The prefix backup.s3 defaults to (backup.ts): the same install's namespace and name.
+    key: `${restore.s3.prefix ?? `${config.namespace}/${config.instanceName}/`}${restore.backup}.tar`,
+  };
+  const claim = imported?.name ?? fetched?.name ?? restore.claim ?? `${config.instanceName}-backups`;
   const restoring = {
     kind: "restore" as const,
     backup: restore.backup,
     claim,
     ...(imported ? { import: imported } : {}),
+    ...(fetched ? { fetch: fetched } : {}),
   };
   const live = deployed.pulpcoreVersion !== undefined;
   const missing = RESTORE_KEYS.filter((k) => !suppliedSecrets.has(k)).map((k) => `pulp:${k}`);

@@ -21,6 +21,7 @@ export const SECRET_NAMES = [
   "databasePassword",
   "s3SecretAccessKey",
   "backupS3SecretAccessKey",
+  "restoreS3SecretAccessKey",
 ] as const;
 export type SecretName = (typeof SECRET_NAMES)[number];
 
@@ -40,6 +41,7 @@ const SECRET_RULES: Record<SecretName, (value: string) => string | undefined> = 
   databasePassword: nonEmptySecretProblem,
   s3SecretAccessKey: nonEmptySecretProblem,
   backupS3SecretAccessKey: nonEmptySecretProblem,
+  restoreS3SecretAccessKey: nonEmptySecretProblem,
 };
 
 /**
@@ -244,15 +246,24 @@ export function checkRules(
     );
   }
 
-  if (config.restore?.claim && config.restore.http) {
+  // One place the backup comes from: a volume in the namespace (claim), an http(s) archive, the bucket.
+  const sources = (["claim", "http", "s3"] as const).filter((k) => config.restore?.[k] !== undefined);
+  if (sources.length > 1) {
+    const [first, ...others] = sources;
     problems.push({
-      key: keyOf(["restore", "claim"]),
-      given: given(["restore", "claim"]),
-      message:
-        "and pulp:restore.http both say where the backup is: the http import makes a volume of its own",
-      fix: removeCommand("pulp:restore.claim"),
-      alternatives: [removeCommand("pulp:restore.http")],
+      key: keyOf(["restore", first]),
+      given: given(["restore", first]),
+      message: `and ${others.map((k) => `pulp:restore.${k}`).join(" and ")} each say where the backup is: keep one`,
+      fix: removeCommand(`pulp:restore.${first}`),
+      alternatives: others.map((k) => removeCommand(`pulp:restore.${k}`)),
     });
+  }
+  if (config.restore?.s3 && !suppliedSecrets.has("restoreS3SecretAccessKey")) {
+    add(
+      ["restore", "s3"],
+      "reads the backup from the bucket with the secret key pulp:restoreS3SecretAccessKey, which is not set",
+      secretSetCommand("pulp:restoreS3SecretAccessKey"),
+    );
   }
 
   // The overwrite confirmation names the backup it is for: a later change of backup needs a new one.

@@ -342,6 +342,21 @@ const dataVolume = z.strictObject({
   waitForFirstConsumer: z.boolean().default(false),
 });
 
+/** Where backup archives are kept in object storage (S3 API): written by backups, read by a restore. */
+const backupBucket = z.strictObject({
+  bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, {
+    error: "must be an S3 bucket name: 3 to 63 lowercase letters, digits, dots and hyphens",
+  }),
+  /** Default: `<namespace>/<instance>/`. */
+  prefix: z
+    .string()
+    .regex(/^([^/\s]+\/)*$/, { error: 'must be empty or end with "/", such as "pulp/prod/"' })
+    .optional(),
+  endpointUrl: z.url({ error: 'must be a URL such as "https://s3.example.com"' }).optional(),
+  region: z.string().min(1).optional(),
+  accessKeyId: z.string().min(1),
+});
+
 /**
  * Backups (components/backup): a CronJob that dumps the database, then copies the artifacts and the key
  * Secrets into a volume of its own. Without a schedule it runs only on demand (`npm run backup -- now`).
@@ -371,21 +386,7 @@ const backupSchema = z
      * backup -- export` writes goes to `s3://<bucket>/<prefix><id>.tar`, and only the newest `keep`
      * archives under the prefix stay. The secret key is `pulp:backupS3SecretAccessKey`.
      */
-    s3: z
-      .strictObject({
-        bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, {
-          error: "must be an S3 bucket name: 3 to 63 lowercase letters, digits, dots and hyphens",
-        }),
-        /** Default: `<namespace>/<instance>/`. */
-        prefix: z
-          .string()
-          .regex(/^([^/\s]+\/)*$/, { error: 'must be empty or end with "/", such as "pulp/prod/"' })
-          .optional(),
-        endpointUrl: z.url({ error: 'must be a URL such as "https://s3.example.com"' }).optional(),
-        region: z.string().min(1).optional(),
-        accessKeyId: z.string().min(1),
-      })
-      .optional(),
+    s3: backupBucket.optional(),
     resources: resourcesSchema.default({
       requests: { cpu: "100m", memory: "256Mi" },
       limits: { memory: "1Gi" },
@@ -417,6 +418,19 @@ const restoreSchema = z.strictObject({
       size,
       storageClass: formatted(dnsSubdomainProblem).optional(),
       waitForFirstConsumer: z.boolean().default(false),
+    })
+    .optional(),
+  /**
+   * Or the backup comes from the bucket backups go to (pulp:backup.s3 of the install that took it): the
+   * archive `<prefix><id>.tar` is fetched with the bucket's credentials (the secret key is
+   * `pulp:restoreS3SecretAccessKey`) into a volume `<instance>-restore-<id>` that the restore then reads
+   * (restoreFetch.ts). No URL that grants access is written anywhere.
+   */
+  s3: backupBucket
+    .extend({
+      /** Room for the unpacked backup. */
+      size,
+      storageClass: formatted(dnsSubdomainProblem).optional(),
     })
     .optional(),
   /**

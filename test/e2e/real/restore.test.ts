@@ -547,17 +547,39 @@ test("with the install gone, data and namespace included, the bucket brings it b
       contentOrigin: `http://127.0.0.1:${FRESH_PORT}`,
       ...ONE_POD_EACH,
       backup: { enabled: false },
-      restore: { backup: otherId, http: { size: "1Gi" } },
+      // Fetched with the bucket's credentials (a Secret): no URL that grants access in any spec.
+      restore: {
+        backup: otherId,
+        s3: {
+          bucket: BUCKET,
+          prefix: `${NS}/pulp/`,
+          endpointUrl: storage!.endpointUrl,
+          accessKeyId: storage!.accessKeyId,
+          size: "1Gi",
+        },
+      },
     },
     DEV_STACK,
   );
-  const presigned = storage!.presign(BUCKET, `${NS}/pulp/${otherId}.tar`, 3600);
-  mustPulumi(FRESH, ["config", "set", "--secret", "--path", "pulp:restore.http.url", presigned]);
+  mustPulumi(FRESH, ["config", "set", "--secret", "pulp:restoreS3SecretAccessKey", storage!.secretAccessKey]);
   const keys = backupTool(FRESH_NS, "keys", otherId, "--archive", keysArchive, "--stack", FRESH);
   expect({ ok: keys.ok, stderr: keys.stderr }).toEqual({ ok: true, stderr: expect.any(String) });
   const up = mustPulumi(FRESH, ["up", "--yes", "--skip-preview"]);
   timings.freshFromBucketUp = up.seconds;
   expect(restoredBackupOf(FRESH)).toBe(otherId);
+  // The fetch Job's pod says what it fetched: the whole archive, its sha256 the manifest's.
+  const [fetchPod] = getJson([
+    "pods",
+    "-n",
+    FRESH_NS,
+    "-l",
+    `job-name=pulp-restore-fetch-${otherId.toLowerCase()}`,
+  ]).items;
+  expect(JSON.parse(fetchPod.status.containerStatuses[0].state.terminated.message)).toMatchObject({
+    fetched: `s3://${BUCKET}/${NS}/pulp/${otherId}.tar`,
+    verified: true,
+  });
+  expect(JSON.stringify(getJson(["datavolumes", "-n", FRESH_NS]).items)).not.toContain("X-Amz-Signature");
 
   forwards.push(await portForward(FRESH_NS, "pulp-web", FRESH_PORT, 8080));
   const fresh: Pulp = { ...source, baseUrl: `http://127.0.0.1:${FRESH_PORT}` };

@@ -12,7 +12,7 @@ import { TYPES } from "../../../../components/contract";
 import { FIRST_INSTALL } from "../../../../components/upgrade/deployed";
 import { restrictedViolations } from "../../../../components/workload/podSecurity";
 import { MINIMAL, problemsOf } from "../../helpers/configs";
-import { DATA_VOLUME, DEPLOYMENT, JOB, podTemplates, render } from "../../helpers/render";
+import { DATA_VOLUME, DEPLOYMENT, JOB, podTemplates, PVC, render, SECRET } from "../../helpers/render";
 
 const ID = "20261124T031500Z";
 const KEYS = {
@@ -237,12 +237,91 @@ test("a backup over http comes in through a CDI DataVolume of its own, which the
   expect(over.dependenciesOf(step).has(watch.urn)).toBe(true);
 
   expect(problemsOf({ ...RESTORE, restore: { backup: ID, http, claim: "pulp-backups" } })).toContain(
-    "pulp:restore.claim: and pulp:restore.http both say where the backup is: the http import makes a volume of its own",
+    "pulp:restore.claim: and pulp:restore.http each say where the backup is: keep one",
   );
   // The import's scratch space counts against a declared quota like any DataVolume's.
   expect(
     problemsOf({ ...RESTORE, restore: { backup: ID, http }, namespaceQuota: { requestsStorage: "30Gi" } }),
   ).toContainEqual(expect.stringContaining("import restore 2 x 20Gi"));
+});
+
+test("a backup in the bucket is fetched with the bucket's credentials into a volume of its own: no URL that grants access anywhere", async () => {
+  const s3 = {
+    bucket: "pulp-backups",
+    endpointUrl: "https://s3.example.com",
+    accessKeyId: "AKIA9",
+    size: "20Gi",
+  };
+  const name = `pulp-restore-${ID.toLowerCase()}`;
+  const secrets = { ...KEYS, restoreS3SecretAccessKey: "bucket-secret" };
+  const supplied = new Set([...SUPPLIED, "restoreS3SecretAccessKey" as SecretName]);
+  // The prefix backups go to by default (the same namespace and instance), or the one given.
+  const s3Config = (restore: object) =>
+    parseConfig({ ...RESTORE, restore }, supplied, secrets as Record<string, string>);
+  expect(planRestore(s3Config({ backup: ID, s3 }), FIRST_INSTALL, supplied)).toMatchObject({
+    claim: name,
+    fetch: { ...s3, name, key: `pulp/pulp/${ID}.tar` },
+  });
+  expect(
+    planRestore(s3Config({ backup: ID, s3: { ...s3, prefix: "dc1/" } }), FIRST_INSTALL, supplied),
+  ).toMatchObject({ fetch: { key: `dc1/${ID}.tar` } });
+
+  const run = await render({ ...RESTORE, restore: { backup: ID, s3 } }, secrets);
+  const fetch = run.k8s("Job", `pulp-restore-fetch-${ID.toLowerCase()}`);
+  const pod = fetch.inputs.spec.template.spec;
+  expect(restrictedViolations(pod)).toEqual([]);
+  const env = Object.fromEntries(pod.containers[0].env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
+  expect(env).toEqual({
+    BACKUP_ID: ID,
+    DEST: "/backups",
+    CLAIM: name,
+    S3_BUCKET: "pulp-backups",
+    S3_KEY: `pulp/pulp/${ID}.tar`,
+    S3_ENDPOINT_URL: "https://s3.example.com",
+    S3_REGION: "",
+    AWS_ACCESS_KEY_ID: "AKIA9",
+    AWS_SECRET_ACCESS_KEY: {
+      secretKeyRef: { name: `pulp-restore-fetch-${ID.toLowerCase()}`, key: "secret_access_key" },
+    },
+  });
+  // The secret key is in a Secret only, never in a spec the namespace's readers see.
+  const specs = JSON.stringify(run.resources.filter((r) => r.type !== SECRET).map((r) => r.inputs));
+  expect(specs).not.toContain("bucket-secret");
+  expect(run.ofType(DATA_VOLUME)).toEqual([]);
+  const [claim] = run.ofType(PVC).filter((r) => r.inputs.metadata.name === name);
+  expect(claim.inputs.spec).toEqual({
+    accessModes: ["ReadWriteOnce"],
+    resources: { requests: { storage: "20Gi" } },
+  });
+  expect({ protect: claim.protect, retain: claim.retainOnDelete }).toEqual({ protect: false, retain: true });
+  // The check and the restore read the fetched volume after the fetch.
+  for (const job of [`pulp-restore-check-${ID.toLowerCase()}`, `pulp-restore-${ID.toLowerCase()}`]) {
+    const j = run.k8s("Job", job);
+    expect(
+      j.inputs.spec.template.spec.volumes.find((v: any) => v.name === "backups").persistentVolumeClaim,
+    ).toEqual({
+      claimName: name,
+      readOnly: true,
+    });
+    expect(run.dependenciesOf(j).has(fetch.urn)).toBe(true);
+  }
+  // Over a live install nothing stops before the backup is in: a missing object leaves Pulp serving.
+  const over = await render({ ...RESTORE, restore: { backup: ID, s3, overwrite: ID } }, secrets, false, live);
+  const [step] = over.ofType(TYPES.stopTheWorldStep);
+  expect(over.dependenciesOf(step).has(over.k8s("Job", `pulp-restore-fetch-${ID.toLowerCase()}`).urn)).toBe(
+    true,
+  );
+
+  // Bad input: the secret key missing; two sources at once.
+  expect(problemsOf({ ...RESTORE, restore: { backup: ID, s3 } })).toContain(
+    "pulp:restore.s3: reads the backup from the bucket with the secret key pulp:restoreS3SecretAccessKey, which is not set",
+  );
+  expect(
+    problemsOf({
+      ...RESTORE,
+      restore: { backup: ID, s3, http: { url: "https://x.example.com/b.tar", size: "1Gi" } },
+    }),
+  ).toContain("pulp:restore.http: and pulp:restore.s3 each say where the backup is: keep one");
 });
 
 test("a Job of its own checks the backup against the image and the storage before anything stops or restores", async () => {
