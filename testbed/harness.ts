@@ -108,7 +108,7 @@ export interface PulumiRun {
 
 /**
  * Runs the real CLI on `stack` (through testbed/local/pulumi.ts) and returns what it printed.
- * `programDir` (relative to the repository) runs another project, e.g. "delivery".
+ * `programDir` (relative to the repository) runs another project, e.g. "stacks".
  */
 export function pulumi(
   stack: string,

@@ -1,17 +1,17 @@
-// Kwok e2e. In-cluster delivery on the embedded cluster with the real engine: `pulumi up` of the delivery/
+// Kwok e2e. In-cluster delivery on the embedded cluster with the real engine: `pulumi up` of the stacks/
 // program, the API server's verdict on the Stack CRs, SubjectAccessReviews of everything the workspace
 // must and must not do, and the real Pulp program installed and destroyed AS the workspace's
 // ServiceAccount (a kubeconfig that impersonates it). The repository is served the way the operator
 // accepts it: https smart-HTTP on loopback (testbed/git/serve.ts: git http-backend behind a TLS server,
 // with a CA made here), and the Stack CR points at it. The operator itself is not built here
-// (delivery/README.md).
+// (stacks/README.md).
 import { ChildProcess, execFileSync, spawn } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import * as yaml from "js-yaml";
-import { MANAGE_VERBS, PULP_KINDS, READ_OPERATE } from "../../delivery/kinds";
-import { operatorRepoUrl } from "../../delivery/projectRepo";
-import { workspaceRules } from "../../delivery/rbac";
+import { MANAGE_VERBS, PULP_KINDS, READ_OPERATE } from "../../stacks/kinds";
+import { operatorRepoUrl } from "../../stacks/projectRepo";
+import { workspaceRules } from "../../stacks/rbac";
 import { KUBECONFIG, REPO, STATE, stackLocks } from "../../testbed/local/environment";
 import {
   getJson,
@@ -25,7 +25,7 @@ import {
 
 jest.setTimeout(20 * 60 * 1000);
 
-const STACK = "delivery-e2e"; // of the delivery/ program
+const STACK = "delivery-e2e"; // of the stacks/ program
 const PULP_STACK = "delivery-e2e-pulp"; // of the Pulp program, run as the workspace
 const PULP_NS = "pulp-deliv-e2e";
 const DELIVERY_NS = "pulp-deliv-e2e-delivery";
@@ -52,7 +52,7 @@ function writeYaml(file: string, config: Record<string, unknown>, extra: Record<
   fs.writeFileSync(file, yaml.dump({ config, ...extra }));
 }
 
-const stacksFile = path.join(REPO, "delivery", `Pulumi.${STACK}.yaml`);
+const stacksFile = path.join(REPO, "stacks", `Pulumi.${STACK}.yaml`);
 const pulpFile = path.join(REPO, `Pulumi.${PULP_STACK}.yaml`);
 
 /** The repository over https: the server's URL and CA, from its first stdout line. */
@@ -92,7 +92,7 @@ beforeAll(
     )) {
       fs.rmSync(lock.file);
     }
-    pulumi(STACK, ["stack", "rm", "--force", "--yes"], undefined, "delivery");
+    pulumi(STACK, ["stack", "rm", "--force", "--yes"], undefined, "stacks");
     pulumi(PULP_STACK, ["stack", "rm", "--force", "--yes"]);
     for (const ns of [PULP_NS, DELIVERY_NS]) kubectlTry(["delete", "namespace", ns, "--wait=true"]);
     // Cluster-scoped leftovers: deleting the namespaces does not take them along.
@@ -101,7 +101,7 @@ beforeAll(
       stacksFile,
       Object.fromEntries(Object.entries(DELIVERY_CONFIG).map(([k, v]) => [`delivery:${k}`, v])),
     );
-    mustPulumi(STACK, ["stack", "init"], "delivery");
+    mustPulumi(STACK, ["stack", "init"], "stacks");
   },
   10 * 60 * 1000,
 );
@@ -110,8 +110,8 @@ afterAll(() => {
   git?.server.kill();
   if (git) fs.rmSync(git.state, { recursive: true, force: true });
   process.stdout.write(`delivery e2e timings (s): ${JSON.stringify(timings)}\n`);
-  pulumi(STACK, ["destroy", "--yes", "--skip-preview"], undefined, "delivery");
-  pulumi(STACK, ["stack", "rm", "--force", "--yes"], undefined, "delivery");
+  pulumi(STACK, ["destroy", "--yes", "--skip-preview"], undefined, "stacks");
+  pulumi(STACK, ["stack", "rm", "--force", "--yes"], undefined, "stacks");
   pulumi(PULP_STACK, ["stack", "rm", "--force", "--yes"]);
   for (const f of [stacksFile, pulpFile, path.join(STATE, "cluster", "kubeconfig-workspace")])
     fs.rmSync(f, { force: true });
@@ -155,8 +155,8 @@ test("the repository is served over https smart-HTTP, as the operator accepts it
   fs.rmSync(clone, { recursive: true, force: true });
 });
 
-test("`pulumi up` of delivery/ creates the namespaces, the workspace RBAC and both Stack CRs", () => {
-  const run = mustPulumi(STACK, ["up", "--yes", "--skip-preview"], "delivery");
+test("`pulumi up` of stacks/ creates the namespaces, the workspace RBAC and both Stack CRs", () => {
+  const run = mustPulumi(STACK, ["up", "--yes", "--skip-preview"], "stacks");
   timings.deliveryUp = run.seconds;
 
   for (const ns of [PULP_NS, DELIVERY_NS]) {
@@ -193,7 +193,7 @@ test("`pulumi up` of delivery/ creates the namespaces, the workspace RBAC and bo
   expect(preview.spec).toMatchObject({ preview: true, branch: "delivery" });
 
   // A second up changes nothing.
-  expect(pulumi(STACK, ["preview", "--expect-no-changes"], undefined, "delivery").code).toBe(0);
+  expect(pulumi(STACK, ["preview", "--expect-no-changes"], undefined, "stacks").code).toBe(0);
 });
 
 test("the API server refuses the seed's spec.pulumiLogLevel and a name over 42 characters, and takes ours", () => {
@@ -437,7 +437,7 @@ test("the real Pulp program installs, upgrades across a floor and destroys as th
 test("delivery:readStorageClasses adds exactly `get storageclasses`, cluster-wide, and nothing else", () => {
   const config = yaml.load(fs.readFileSync(stacksFile, "utf8")) as { config: Record<string, unknown> };
   writeYaml(stacksFile, { ...config.config, "delivery:readStorageClasses": true });
-  const run = mustPulumi(STACK, ["up", "--yes", "--skip-preview"], "delivery");
+  const run = mustPulumi(STACK, ["up", "--yes", "--skip-preview"], "stacks");
   expect(run.stdout).toMatch(/\+ 2 created/);
   expect(
     review([

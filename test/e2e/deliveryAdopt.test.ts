@@ -1,5 +1,5 @@
 // Kwok e2e. Moving a Pulp stack from `pulumi up` by hand to the operator without deleting anything
-// (delivery/README.md "Taking over a stack installed by hand"): Pulp installed by hand with its own
+// (stacks/README.md "Taking over a stack installed by hand"): Pulp installed by hand with its own
 // namespace (`pulp:createNamespace` true, as `npm run up:local` does), then the delivery program with
 // `delivery:adoptPulpNamespace: true` imports that namespace, then the same Pulumi stack runs as the
 // workspace would run it (the Stack's config, a kubeconfig impersonating the workspace ServiceAccount):
@@ -18,7 +18,7 @@ const PULP_NS = "pulp-adopt-e2e";
 const DELIVERY_NS = "pulp-adopt-e2e-delivery";
 const CR = "pulp-adopt-e2e";
 const SA_USER = `system:serviceaccount:${DELIVERY_NS}:${CR}-workspace`;
-const deliveryFile = path.join(REPO, "delivery", `Pulumi.${DELIVERY_STACK}.yaml`);
+const deliveryFile = path.join(REPO, "stacks", `Pulumi.${DELIVERY_STACK}.yaml`);
 const pulpFile = path.join(REPO, `Pulumi.${PULP_STACK}.yaml`);
 const saKubeconfig = path.join(STATE, "cluster", "kubeconfig-adopt-workspace");
 const timings: Record<string, number> = {};
@@ -63,7 +63,7 @@ beforeAll(
   () => {
     for (const lock of stackLocks(DELIVERY_STACK, "pulp-delivery").filter((l) => l.stale))
       fs.rmSync(lock.file);
-    pulumi(DELIVERY_STACK, ["stack", "rm", "--force", "--yes"], undefined, "delivery");
+    pulumi(DELIVERY_STACK, ["stack", "rm", "--force", "--yes"], undefined, "stacks");
     kubectlTry(["delete", "namespace", DELIVERY_NS, "--ignore-not-found", "--wait=true", "--timeout=120s"]);
     kubectlTry(["delete", "clusterrolebindings,clusterroles", "-l", `app.kubernetes.io/instance=${CR}`]);
     // Starts the cluster if needed, clears the Pulp stack and its namespace.
@@ -77,8 +77,8 @@ beforeAll(
 
 afterAll(() => {
   process.stdout.write(`adopt e2e timings (s): ${JSON.stringify(timings)}\n`);
-  pulumi(DELIVERY_STACK, ["destroy", "--yes", "--skip-preview"], undefined, "delivery");
-  pulumi(DELIVERY_STACK, ["stack", "rm", "--force", "--yes"], undefined, "delivery");
+  pulumi(DELIVERY_STACK, ["destroy", "--yes", "--skip-preview"], undefined, "stacks");
+  pulumi(DELIVERY_STACK, ["stack", "rm", "--force", "--yes"], undefined, "stacks");
   // Back to the admin kubeconfig for the Pulp stack's own cleanup.
   const doc = yaml.load(fs.readFileSync(pulpFile, "utf8")) as { config: Record<string, unknown> };
   delete doc.config["kubernetes:kubeconfig"];
@@ -104,13 +104,13 @@ test("a stack installed by hand is taken over by the delivery program and the wo
 
   // 2. The delivery program, adopting the namespace: imported (same uid), not created or replaced.
   deliveryConfig({ adoptPulpNamespace: true });
-  mustPulumi(DELIVERY_STACK, ["stack", "init"], "delivery");
-  const delivery = mustPulumi(DELIVERY_STACK, ["up", "--yes", "--skip-preview"], "delivery");
+  mustPulumi(DELIVERY_STACK, ["stack", "init"], "stacks");
+  const delivery = mustPulumi(DELIVERY_STACK, ["up", "--yes", "--skip-preview"], "stacks");
   timings.deliveryUp = delivery.seconds;
   expect(delivery.stdout).toMatch(/1 imported/);
   expect(delivery.stdout).not.toMatch(/replaced|deleted/);
   expect(uids()).toEqual(before);
-  expect(pulumi(DELIVERY_STACK, ["preview", "--expect-no-changes"], undefined, "delivery").code).toBe(0);
+  expect(pulumi(DELIVERY_STACK, ["preview", "--expect-no-changes"], undefined, "stacks").code).toBe(0);
 
   // 3. The same Pulumi stack as the workspace runs it: the Stack CR's config, the workspace's identity.
   const admin = yaml.load(fs.readFileSync(KUBECONFIG, "utf8")) as {
@@ -144,7 +144,7 @@ test("a stack installed by hand is taken over by the delivery program and the wo
   expect(pulumi(PULP_STACK, ["preview", "--expect-no-changes"]).code).toBe(0);
 
   // 4. The delivery program manages the namespace now, and still never deletes it.
-  const destroyed = mustPulumi(DELIVERY_STACK, ["destroy", "--yes", "--skip-preview"], "delivery");
+  const destroyed = mustPulumi(DELIVERY_STACK, ["destroy", "--yes", "--skip-preview"], "stacks");
   timings.deliveryDestroy = destroyed.seconds;
   expect(uids()).toEqual(before);
   expect(kubectl(["get", "namespace", DELIVERY_NS, "-o", "name"]).trim()).toBe(`namespace/${DELIVERY_NS}`);

@@ -1,7 +1,7 @@
 // Kwok e2e. `npm run stack -- status|retry` against the embedded cluster's API server: for each known failure a
 // Stack CR whose status (written through the status subresource, as the operator writes it), Events,
 // workspace Pod and Update objects show it; the command must name the cause and the fix. No operator
-// runs here (delivery/README.md): these objects stand where its reconcile would leave them.
+// runs here (stacks/README.md): these objects stand where its reconcile would leave them.
 import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
@@ -162,7 +162,7 @@ const STAGES: Record<string, Stage> = {
     status: failedStatus(
       'deployments.apps "pulp-api" is forbidden: User "system:serviceaccount:pulp-status-e2e:pulp-workspace" cannot patch resource "deployments" in API group "apps" in the namespace "pulp"',
     ),
-    expect: { fix: /delivery\/kinds\.ts/ },
+    expect: { fix: /stacks\/kinds\.ts/ },
   },
   "pulp-config": {
     status: failedStatus(

@@ -1,6 +1,6 @@
 // npm run git:serve [-- --port <n>] [--repo <dir>]
 // Serves a git checkout over https smart-HTTP on loopback, for the Pulumi Kubernetes Operator, which
-// accepts only https:// and ssh:// repository URLs naming owner/repo (delivery/projectRepo.ts). `git
+// accepts only https:// and ssh:// repository URLs naming owner/repo (stacks/projectRepo.ts). `git
 // http-backend` runs as CGI behind a small TLS server; the CA and the server certificate (127.0.0.1,
 // localhost) are made with openssl on first use in .state/git-tls/. The repository is
 // https://127.0.0.1:<port>/local/pulp-pulumi.git (the dev delivery stack's projectRepo at the default port):
@@ -11,7 +11,7 @@ import { spawn } from "child_process";
 import * as fs from "fs";
 import * as https from "https";
 import * as path from "path";
-import { LOCAL_SERVE_PATH, LOCAL_SERVE_PORT } from "../../delivery/projectRepo";
+import { LOCAL_SERVE_PATH, LOCAL_SERVE_PORT } from "../../stacks/projectRepo";
 import { ensureTls, Tls } from "../tls/selfSigned";
 
 const REPO = path.resolve(__dirname, "../..");

@@ -4,7 +4,7 @@
 // Why: the Go module proxy reachable here does not serve pulumi-language-nodejs, the plugin through which
 // the CLI normally starts `node` on a program. Everything else (engine, state, provider, preview JSON,
 // exit codes) is the genuine CLI. Usage: npx ts-node -T testbed/local/pulumi.ts <pulumi args...>
-// `--program-dir <dir>` (relative to the repository) runs another project, e.g. `--program-dir delivery`;
+// `--program-dir <dir>` (relative to the repository) runs another project, e.g. `--program-dir stacks`;
 // the default is the pulp program at the repository root.
 import { spawn } from "child_process";
 import * as fs from "fs";

@@ -22,7 +22,7 @@ export function readStack(kube: Kube, name: string, namespace: string): StackObj
         ? `: it is in ${elsewhere.join(", ")}; pass -n ${elsewhere[0]}`
         : known.length
           ? `; Stacks in this cluster: ${known.join(", ")}`
-          : "; this cluster has no Stacks: create them with pulumi up in delivery/"),
+          : "; this cluster has no Stacks: create them with pulumi up in stacks/"),
   );
 }
 

@@ -86,7 +86,7 @@ export const KNOWN_FAILURES: readonly KnownFailure[] = [
     cause:
       "npm install of a TypeScript program (and its type check) needs more memory than the workspace limit (PKO #255, #549).",
     fix: () =>
-      "raise the workspace memory: pulumi config set --path 'delivery:workspace.memoryLimit' 4Gi (keep delivery:workspace.nodeMaxOldSpaceMb below it), then pulumi up in delivery/",
+      "raise the workspace memory: pulumi config set --path 'delivery:workspace.memoryLimit' 4Gi (keep delivery:workspace.nodeMaxOldSpaceMb below it), then pulumi up in stacks/",
   },
   {
     id: "installation-failure",
@@ -147,7 +147,7 @@ export const KNOWN_FAILURES: readonly KnownFailure[] = [
     cause:
       "PULUMI_BACKEND_URL is missing or wrong, or the credentials for it (cloud keys, PULUMI_ACCESS_TOKEN) are not in the workspace's environment.",
     fix: (s) =>
-      `check the Secret behind envRefs.PULUMI_BACKEND_URL (kubectl -n ${ns(s)} get secret ... ) and add backend credentials with delivery:env, then pulumi up in delivery/ and ${retry(s)}`,
+      `check the Secret behind envRefs.PULUMI_BACKEND_URL (kubectl -n ${ns(s)} get secret ... ) and add backend credentials with delivery:env, then pulumi up in stacks/ and ${retry(s)}`,
   },
   {
     id: "passphrase",
@@ -175,7 +175,7 @@ export const KNOWN_FAILURES: readonly KnownFailure[] = [
     },
     cause: "The repository is private and the Stack has no (or a wrong) git credential.",
     fix: () =>
-      'store a read-only token: kubectl create secret generic pulp-git --from-literal=accessToken=<token>; pulumi config set --path \'delivery:gitAuth.accessToken\' \'{"secretName":"pulp-git","key":"accessToken"}\'; pulumi up in delivery/',
+      'store a read-only token: kubectl create secret generic pulp-git --from-literal=accessToken=<token>; pulumi config set --path \'delivery:gitAuth.accessToken\' \'{"secretName":"pulp-git","key":"accessToken"}\'; pulumi up in stacks/',
   },
   {
     id: "source-unavailable",
@@ -183,7 +183,7 @@ export const KNOWN_FAILURES: readonly KnownFailure[] = [
     detect: (s) => stalled(s, "SourceUnavailable"),
     cause: "projectRepo is unreachable, or the branch or commit does not exist there (`no commits found`).",
     fix: () =>
-      "check delivery:projectRepo and delivery:branch / delivery:commit (git ls-remote <repo> <branch>), then pulumi up in delivery/",
+      "check delivery:projectRepo and delivery:branch / delivery:commit (git ls-remote <repo> <branch>), then pulumi up in stacks/",
   },
   {
     id: "spec-invalid",
@@ -197,7 +197,7 @@ export const KNOWN_FAILURES: readonly KnownFailure[] = [
     cause:
       "The operator cannot act on the spec as written (e.g. no source, both branch and commit missing, an unreadable gitAuth); it will not retry until the spec changes.",
     fix: (s) =>
-      `kubectl describe stack ${name(s)} -n ${ns(s)}; correct the delivery config (its validator names the key) and pulumi up in delivery/ (a new generation is retried at once)`,
+      `kubectl describe stack ${name(s)} -n ${ns(s)}; correct the delivery config (its validator names the key) and pulumi up in stacks/ (a new generation is retried at once)`,
   },
   {
     id: "lock-held",
@@ -216,9 +216,9 @@ export const KNOWN_FAILURES: readonly KnownFailure[] = [
     title: "the workspace is not allowed to do something the program does",
     detect: (s) => grep(s, /is forbidden: User "system:serviceaccount:/),
     cause:
-      "The program manages a kind (or uses a verb) that the workspace's Role does not grant: delivery/kinds.ts is behind the program, or the program writes outside its namespace.",
+      "The program manages a kind (or uses a verb) that the workspace's Role does not grant: stacks/kinds.ts is behind the program, or the program writes outside its namespace.",
     fix: () =>
-      'add the kind to delivery/kinds.ts (the drift test shows which), pulumi up in delivery/; for "storageclasses" set delivery:readStorageClasses true',
+      'add the kind to stacks/kinds.ts (the drift test shows which), pulumi up in stacks/; for "storageclasses" set delivery:readStorageClasses true',
   },
   {
     id: "pulp-config",
@@ -229,7 +229,7 @@ export const KNOWN_FAILURES: readonly KnownFailure[] = [
     cause:
       "The Pulp program validates its config and the upgrade path before creating anything; nothing was changed.",
     fix: (s) =>
-      `read the whole message (kubectl get stack ${name(s)} -n ${ns(s)} -o jsonpath='{.status.lastUpdate.message}'); change delivery:pulpConfig as it says, then pulumi up in delivery/`,
+      `read the whole message (kubectl get stack ${name(s)} -n ${ns(s)} -o jsonpath='{.status.lastUpdate.message}'); change delivery:pulpConfig as it says, then pulumi up in stacks/`,
   },
   {
     id: "image-pull",
@@ -243,7 +243,7 @@ export const KNOWN_FAILURES: readonly KnownFailure[] = [
     },
     cause: "delivery:workspace.image names a tag that does not exist or a registry the nodes cannot reach.",
     fix: () =>
-      "pulumi config set --path 'delivery:workspace.image' pulumi/pulumi:<cli version>-nonroot (a tag that exists), then pulumi up in delivery/",
+      "pulumi config set --path 'delivery:workspace.image' pulumi/pulumi:<cli version>-nonroot (a tag that exists), then pulumi up in stacks/",
   },
   {
     id: "pod-security",

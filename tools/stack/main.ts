@@ -2,7 +2,7 @@
 // npm run stack -- retry <name> [-n namespace] [--kubeconfig file]
 // Operating a Pulumi Kubernetes Operator Stack: one screen of what it is doing and why it fails (with the
 // fix), and a forced retry (the `pulumi.com/reconciliation-request` annotation the operator watches).
-import { DEFAULT_DELIVERY_NAMESPACE } from "../../delivery/config";
+import { DEFAULT_DELIVERY_NAMESPACE } from "../../stacks/config";
 import { runMain } from "../cli";
 import { collect, readStack } from "./collect";
 import { diagnose } from "./failures";

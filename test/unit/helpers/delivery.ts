@@ -4,8 +4,8 @@ import * as fs from "fs";
 import * as path from "path";
 import * as yaml from "js-yaml";
 import Ajv from "ajv";
-import { loadDeliveryConfig } from "../../../delivery/config";
-import { StackDeployment } from "../../../delivery/stackDeployment";
+import { loadDeliveryConfig } from "../../../stacks/config";
+import { StackDeployment } from "../../../stacks/stackDeployment";
 import { REPO } from "./configs";
 import { MockRun, runWithMocks } from "./pulumiMocks";
 
@@ -24,9 +24,9 @@ export const DELIVERY: Record<string, unknown> = {
   pulpConfig: { contentOrigin: "https://pulp.example.com", database: { cloudnativepg: {} } },
 };
 
-/** The committed delivery/Pulumi.dev.yaml, keys without `delivery:`. */
+/** The committed stacks/Pulumi.dev.yaml, keys without `delivery:`. */
 export function devDelivery(): Record<string, unknown> {
-  const doc = yaml.load(fs.readFileSync(path.join(REPO, "delivery/Pulumi.dev.yaml"), "utf8")) as {
+  const doc = yaml.load(fs.readFileSync(path.join(REPO, "stacks/Pulumi.dev.yaml"), "utf8")) as {
     config: Record<string, unknown>;
   };
   return Object.fromEntries(Object.entries(doc.config).map(([k, v]) => [k.replace(/^delivery:/, ""), v]));

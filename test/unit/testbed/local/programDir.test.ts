@@ -3,9 +3,9 @@ import * as path from "path";
 import { programDir } from "../../../../testbed/local/pulumi";
 import { REPO } from "../../helpers/configs";
 
-test("--program-dir delivery serves the pulp-delivery project and is not passed to the CLI", () => {
-  expect(programDir(["up", "--program-dir", "delivery", "--yes"])).toEqual({
-    dir: path.join(REPO, "delivery"),
+test("--program-dir stacks serves the pulp-delivery project and is not passed to the CLI", () => {
+  expect(programDir(["up", "--program-dir", "stacks", "--yes"])).toEqual({
+    dir: path.join(REPO, "stacks"),
     project: "pulp-delivery",
     rest: ["up", "--yes"],
   });

@@ -180,7 +180,7 @@ const CASES: Record<string, [(s: StackSnapshot) => void, RegExp, RegExp]> = {
         'deployments.apps is forbidden: User "system:serviceaccount:pulp-delivery:pulp-workspace" cannot create resource "deployments" in API group "apps" in the namespace "default"',
       ),
     /is forbidden/,
-    /delivery\/kinds\.ts/,
+    /stacks\/kinds\.ts/,
   ],
   "pulp-config": [
     (s) => failed(s, "Invalid Pulp stack config (1 problem); nothing was created or changed:"),

@@ -1,10 +1,10 @@
-// The kinds table (delivery/kinds.ts) is exactly what the Pulp program registers: with every
+// The kinds table (stacks/kinds.ts) is exactly what the Pulp program registers: with every
 // optional feature on, the set of Kubernetes types differs from the table in neither direction. A new
 // kind in the program without a grant (or a grant the program no longer needs) fails here.
 import * as fs from "fs";
 import * as path from "path";
 import * as yaml from "js-yaml";
-import { OWNED_BY_DELIVERY, PULP_KINDS, pulumiType } from "../../../delivery/kinds";
+import { OWNED_BY_DELIVERY, PULP_KINDS, pulumiType } from "../../../stacks/kinds";
 import { MINIMAL } from "../helpers/configs";
 import { render } from "../helpers/render";
 import { CRDS } from "../helpers/delivery";

@@ -1,6 +1,6 @@
 // Every custom resource the delivery program renders passes the real PKO v2 CRD schema, with the API
 // server's strict field validation (an unknown field is an error, not silently pruned).
-import { previewName } from "../../../delivery/stackSpec";
+import { previewName } from "../../../stacks/stackSpec";
 import { POD_SECURITY_LABELS } from "../../../components/namespace/namespace";
 import {
   crdSchema,
@@ -23,7 +23,7 @@ const nameRule = (cr: Record<string, any>) => (cr.metadata.name as string).lengt
 
 test.each([
   ["the smallest config", DELIVERY],
-  ["delivery/Pulumi.dev.yaml", devDelivery()],
+  ["stacks/Pulumi.dev.yaml", devDelivery()],
   [
     "KMS secrets, pinned commit, git token, extra env",
     {

@@ -127,7 +127,7 @@ export function projectRepoProblem(raw: string): RepoUrlProblem | undefined {
     if (local)
       return {
         suggestion: LOCAL_SERVE_URL,
-        note: "serve the checkout over https on loopback first: npm run git:serve (delivery/README.md)",
+        note: "serve the checkout over https on loopback first: npm run git:serve (stacks/README.md)",
       };
     const q = p!;
     const scheme = q.scheme === "ssh" ? "ssh" : "https";

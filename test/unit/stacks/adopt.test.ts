@@ -1,6 +1,6 @@
 // Unit. delivery:adoptPulpNamespace: the Pulp namespace is imported (the `import` resource option), not
 // created, and keeps its labels; the delivery namespace is created as always; nothing is ever deleted.
-import { parseDeliveryConfig } from "../../../delivery/config";
+import { parseDeliveryConfig } from "../../../stacks/config";
 import { DELIVERY, renderDelivery } from "../helpers/delivery";
 
 jest.setTimeout(60_000);

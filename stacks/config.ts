@@ -1,5 +1,7 @@
 // The delivery program's config (`delivery:` keys), validated before anything is created: every problem
 // at once, each with the key, the value given and the command that fixes it (like components/config/).
+import * as fs from "fs";
+import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import {
@@ -75,7 +77,7 @@ export const deliverySchema = z.strictObject({
       /** The CLI the project is built and tested with; pin it (the operator's default is a floating tag). */
       image: formatted(imageProblem).default("pulumi/pulumi:3.248.0-nonroot"),
       // npm install of this project (@pulumi/kubernetes' 90 MB of typings) and ts-node's type check of
-      // the program peak above 1 GiB: measured in delivery/README.md. The limit leaves room for both.
+      // the program peak above 1 GiB: measured in stacks/README.md. The limit leaves room for both.
       cpuRequest: quantity.default("500m"),
       memoryRequest: quantity.default("1536Mi"),
       memoryLimit: quantity.default("3Gi"),
@@ -256,8 +258,29 @@ export function parseDeliveryConfig(raw: Record<string, unknown>): DeliveryConfi
   return config;
 }
 
+/**
+ * This program was in delivery/ for a while. A stack's Pulumi.<stack>.yaml is not tracked (.gitignore), so
+ * a checkout that moved the folder to stacks/ leaves it behind, and every `delivery:` key would read as
+ * not set. `programDir` is this program's folder (stacks/).
+ */
+export function leftBehindStackConfig(programDir: string, stack: string): DeliveryProblem | undefined {
+  const file = `Pulumi.${stack}.yaml`;
+  const here = path.join(programDir, file);
+  const old = path.join(programDir, "..", "delivery", file);
+  if (fs.existsSync(here) || !fs.existsSync(old)) return undefined;
+  return {
+    key: file,
+    given: old,
+    message:
+      "is still in delivery/, the folder this program was in before it moved to stacks/ (git does not move an untracked file); without it no delivery: key is set",
+    fix: `mv ${old} ${here}`,
+  };
+}
+
 /** Reads the `delivery:` keys of the stack config (JSON where the text is JSON). */
 export function loadDeliveryConfig(): DeliveryConfig {
+  const leftBehind = leftBehindStackConfig(__dirname, pulumi.getStack());
+  if (leftBehind) throw new DeliveryConfigError([leftBehind]);
   const prefix = `${DELIVERY_NAMESPACE}:`;
   const raw: Record<string, unknown> = {};
   for (const [key, text] of Object.entries(pulumi.runtime.allConfig())) {

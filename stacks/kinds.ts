@@ -1,5 +1,5 @@
 // What the Pulp program (index.ts) touches in its namespace, as data: the workspace's Role is derived
-// from these tables, and test/unit/delivery/kinds.test.ts fails when the program registers a Kubernetes
+// from these tables, and test/unit/stacks/kinds.test.ts fails when the program registers a Kubernetes
 // type that is not here (or this lists one it no longer makes), so the grants cannot drift.
 
 /** A Kubernetes resource type the Pulp program creates, updates and deletes. */

@@ -2,8 +2,8 @@
 // the Pulumi SDK's gitutil.ParseGitRepoURL (v3.253.0) and stalls the Stack with Stalled/SpecInvalid when
 // it fails. The expectations below are that function's behaviour (its own test table, restated), so a
 // change in our mirror of it fails here; the validator must refuse what the operator refuses.
-import { DeliveryConfigError, parseDeliveryConfig } from "../../../delivery/config";
-import { LOCAL_SERVE_URL, operatorRepoUrl, projectRepoProblem } from "../../../delivery/projectRepo";
+import { DeliveryConfigError, parseDeliveryConfig } from "../../../stacks/config";
+import { LOCAL_SERVE_URL, operatorRepoUrl, projectRepoProblem } from "../../../stacks/projectRepo";
 import * as fs from "fs";
 import * as path from "path";
 import { DELIVERY, devDelivery } from "../helpers/delivery";
@@ -131,7 +131,7 @@ test("the operator's refusal is reported with the schema's problems, all at once
 test("the committed dev config, the README's examples and the e2e use URLs the operator accepts", () => {
   expect(projectRepoProblem(devDelivery().projectRepo as string)).toBeUndefined();
   expect(devDelivery().projectRepo).toBe(LOCAL_SERVE_URL);
-  const readme = fs.readFileSync(path.join(REPO, "delivery/README.md"), "utf8");
+  const readme = fs.readFileSync(path.join(REPO, "stacks/README.md"), "utf8");
   const urls = [...readme.matchAll(/delivery:projectRepo'? '?([^\s'`]+)/g)].map((m) => m[1]);
   expect(urls.length).toBeGreaterThan(0);
   for (const url of urls) expect([url, projectRepoProblem(url)]).toEqual([url, undefined]);

@@ -1,5 +1,5 @@
 // The delivery config is refused with every problem at once, each naming the key, the value and the fix.
-import { DeliveryConfigError, parseDeliveryConfig } from "../../../delivery/config";
+import { DeliveryConfigError, parseDeliveryConfig } from "../../../stacks/config";
 import { DELIVERY, devDelivery } from "../helpers/delivery";
 
 function problems(raw: Record<string, unknown>) {

@@ -1,8 +1,8 @@
 // The workspace's grants are derived from the kinds table and nothing else: every verb on exactly the
 // managed kinds, the read/operate list, no wildcard, and no cluster-scoped grant but the auth-delegator
 // binding (plus `get storageclasses` only when opted in).
-import { MANAGE_VERBS, PULP_KINDS, READ_OPERATE } from "../../../delivery/kinds";
-import { AUTH_DELEGATOR, workspaceRules } from "../../../delivery/rbac";
+import { MANAGE_VERBS, PULP_KINDS, READ_OPERATE } from "../../../stacks/kinds";
+import { AUTH_DELEGATOR, workspaceRules } from "../../../stacks/rbac";
 import { DELIVERY, renderDelivery } from "../helpers/delivery";
 
 // Whole-program renders under mocks: seconds each on a loaded 2-core machine, not the default 5.
