@@ -4,7 +4,7 @@
 // restore.sh and backup.sh under bash with stand-ins for psql and pg_dump (python3, bash and flock are part
 // of what the tests need: missing, this fails). Real Pulp restores in test/e2e/real/restore.test.ts.
 import { spawn, spawnSync } from "child_process";
-import { createHash } from "crypto";
+import { createHash, createHmac } from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -42,11 +42,15 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 /** The releases the image carries (importlib.metadata reads them from dist-info folders on the path). */
 const IMAGE = { pulpcore: "3.123.1", "pulp-ansible": "0.30.3", "pulp-glue": "0.36.0" };
 
-/** A backup as backup.sh lays it out: `storage` as its manifest names it, media/ for a volume's. */
+/**
+ * A backup as backup.sh lays it out: `storage` as its manifest names it, media/ for a volume's; the admin
+ * password's entry as backup.sh writes it (an HMAC keyed by secret_key), or as it did before (`sha256`).
+ */
 function backup(
   storage: string,
   config: object = {},
   versions: Record<string, string> = { pulpcore: "3.123.1" },
+  adminPassword: "hmac-sha256" | "sha256" = "hmac-sha256",
 ): string {
   const b = path.join(dir, "backups", ID);
   fs.mkdirSync(path.join(b, "keys"), { recursive: true });
@@ -58,6 +62,8 @@ function backup(
     fs.writeFileSync(path.join(b, "keys", f), `${f}-value`);
     keys[f] = sha256(`${f}-value`);
   }
+  if (adminPassword === "hmac-sha256")
+    keys.admin_password = `hmac-sha256:${hmac("secret_key-value", "admin_password-value")}`;
   if (storage === "pvc") {
     for (const a of ARTIFACTS) {
       fs.mkdirSync(path.dirname(path.join(b, "media", a)), { recursive: true });
@@ -81,6 +87,7 @@ function backup(
   return b;
 }
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+const hmac = (key: string, text: string) => createHmac("sha256", key).update(text).digest("hex");
 
 function restoreCheck(
   target: string,
@@ -188,7 +195,11 @@ test("another bucket is accepted only when it holds every object, and named when
  * the preflight, and passes the restore's SQL on to stderr); pg_restore's dump has no extension.
  * test/e2e/restoreDatabase.test.ts runs the database part against a real PostgreSQL.
  */
-function restoreScript(mediaRoot: string) {
+function restoreScript(
+  mediaRoot: string,
+  backupDir = path.join(dir, "backups", ID),
+  keysDir = path.join(backupDir, "keys"),
+) {
   const bin = path.join(dir, "bin");
   fs.mkdirSync(bin, { recursive: true });
   const psql = 'case "$*" in *-XAtc*) echo f ;; *"-X -q"*) cat >&2 ;; *) cat >/dev/null ;; esac';
@@ -201,9 +212,9 @@ function restoreScript(mediaRoot: string) {
     env: {
       ...process.env,
       PATH: `${bin}:${process.env.PATH}`,
-      BACKUP_DIR: path.join(dir, "backups", ID),
+      BACKUP_DIR: backupDir,
       MEDIA_ROOT: mediaRoot,
-      KEYS_DIR: path.join(dir, "backups", ID, "keys"),
+      KEYS_DIR: keysDir,
       TARGET_PULPCORE: "3.123.1",
       OVERWRITE_FILE: "/nonexistent",
       PGDATABASE: "pulp",
@@ -300,5 +311,113 @@ test("a backup the image cannot migrate is refused before anything changes, by t
   expect(fine).toMatchObject({ code: 0, termination: "" });
   expect(fine.out).toMatch(
     /releases: pulp-ansible 0\.29\.12 -> 0\.30\.3, pulpcore 3\.85\.34 -> 3\.123\.1; not checked: pulp-glue/,
+  );
+});
+
+/**
+ * backup.sh of an object-storage install (no artifacts: MEDIA_ROOT empty) with stand-ins for psql, pg_dump and
+ * pg_restore, the keys in `keys`; the backup's directory.
+ */
+function backupScript(keys: Record<string, string>): string {
+  const bin = path.join(dir, "backup-bin");
+  fs.mkdirSync(bin, { recursive: true });
+  fs.writeFileSync(path.join(bin, "psql"), "#!/bin/sh\necho 17.6\n", { mode: 0o755 });
+  const pgDump = 'for a; do case $a in --file=*) echo dump >"${a#--file=}" ;; esac; done';
+  fs.writeFileSync(path.join(bin, "pg_dump"), `#!/bin/sh\n${pgDump}\n`, { mode: 0o755 });
+  fs.writeFileSync(path.join(bin, "pg_restore"), "#!/bin/sh\n", { mode: 0o755 });
+  const keysDir = path.join(dir, "install-keys");
+  fs.mkdirSync(keysDir, { recursive: true });
+  for (const [f, value] of Object.entries(keys)) fs.writeFileSync(path.join(keysDir, f), value);
+  fs.writeFileSync(path.join(dir, "config.json"), "{}");
+  fs.writeFileSync(path.join(dir, "versions.json"), '{"pulpcore": "3.123.1"}');
+  const root = path.join(dir, "volume");
+  fs.mkdirSync(root, { recursive: true });
+  const r = spawnSync("bash", [path.join(BACKUP, "backup.sh")], {
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      PATH: `${bin}:${process.env.PATH}`,
+      ...{ BACKUP_ROOT: root, KEEP: "2", MEDIA_ROOT: "", KEYS_DIR: keysDir },
+      ...{ CONFIG_FILE: path.join(dir, "config.json"), VERSIONS_FILE: path.join(dir, "versions.json") },
+      ...{ INSTANCE: "pulp", NAMESPACE: "pulp", STORAGE: "s3://pulp" },
+      TERMINATION_LOG: path.join(dir, "backup-termination-log"),
+    },
+  });
+  expect(r.stdout + r.stderr).toMatch(/complete in/);
+  expect(r.status).toBe(0);
+  const [id] = fs.readdirSync(root).filter((f) => /^\d{8}T\d{6}Z$/.test(f));
+  return path.join(root, id);
+}
+
+test("the manifest holds the admin password as an HMAC keyed by secret_key, not its sha256, and a restore checks it (issue 22)", () => {
+  // A person's password; a secret_key of 50 characters (as generated) with bytes the pads turn into NUL
+  // ("6" ^ 0x36, "\" ^ 0x5c) and a printf conversion.
+  const secretKey = `${"6\\%s".repeat(12)}xy`;
+  expect(secretKey).toHaveLength(50);
+  const keys = {
+    secret_key: secretKey,
+    "database_fields.symmetric.key": "Mx2v0uGm1wQ1Ck7aAfLr8bq3Jm6Zc4Y0R5E1w9T2nLk=",
+    admin_password: "hunter2\n",
+  };
+  const b = backupScript(keys);
+  const text = fs.readFileSync(path.join(b, "manifest.json"), "utf8");
+  expect(text).not.toContain(sha256("hunter2\n"));
+  const manifest = JSON.parse(text);
+  expect(manifest.keys).toEqual({
+    secret_key: sha256(secretKey),
+    "database_fields.symmetric.key": sha256(keys["database_fields.symmetric.key"]),
+    admin_password: `hmac-sha256:${hmac(secretKey, "hunter2\n")}`,
+  });
+
+  // Into an install with the backup's keys: restored.
+  const installKeys = path.join(dir, "install-keys");
+  const fine = restoreScript("", b, installKeys);
+  expect(fine.out).toMatch(/RESTORED/);
+  expect(fine).toMatchObject({ code: 0, termination: expect.stringMatching(/^\{"restored": /) });
+  // Another admin password: refused as before, nothing loaded.
+  fs.writeFileSync(path.join(installKeys, "admin_password"), "hunter3\n");
+  const wrong = restoreScript("", b, installKeys);
+  expect(wrong.code).toBe(1);
+  expect(wrong.termination).toBe(
+    `restore refused: this install's admin_password is not the backup's: set it from the backup with npm run backup -- keys ${path.basename(b)}\n`,
+  );
+  expect(wrong.out).not.toMatch(/RESTORED/);
+  // Another secret_key is named itself, before the HMAC it keys.
+  fs.writeFileSync(path.join(installKeys, "admin_password"), "hunter2\n");
+  fs.writeFileSync(path.join(installKeys, "secret_key"), `${secretKey}y`);
+  expect(restoreScript("", b, installKeys).termination).toMatch(
+    /^restore refused: this install's secret_key is not the backup's/,
+  );
+  // A secret_key longer than SHA-256's block (64 bytes) keys the HMAC by its hash (RFC 2104).
+  const longKey = "k".repeat(64) + secretKey;
+  fs.writeFileSync(path.join(installKeys, "secret_key"), longKey);
+  fs.writeFileSync(
+    path.join(b, "manifest.json"),
+    text
+      .replace(sha256(secretKey), sha256(longKey))
+      .replace(hmac(secretKey, "hunter2\n"), hmac(longKey, "hunter2\n")),
+  );
+  expect(restoreScript("", b, installKeys)).toMatchObject({ code: 0 });
+});
+
+test("a backup from before the HMAC (a plain sha256 of the admin password) still restores, and is still checked (issue 22)", () => {
+  backup("s3://pulp", {}, undefined, "sha256");
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, "backups", ID, "manifest.json"), "utf8"));
+  expect(manifest.keys.admin_password).toBe(sha256("admin_password-value"));
+  const fine = restoreScript("");
+  expect(fine).toMatchObject({ code: 0 });
+  expect(fine.out).toMatch(/RESTORED/);
+  fs.writeFileSync(path.join(dir, "backups", ID, "keys", "admin_password"), "another");
+  expect(restoreScript("").termination).toBe(
+    `restore refused: this install's admin_password is not the backup's: set it from the backup with npm run backup -- keys ${ID}\n`,
+  );
+  // A scheme this restore does not know is named, not taken for another password.
+  const file = path.join(dir, "backups", ID, "manifest.json");
+  fs.writeFileSync(
+    file,
+    fs.readFileSync(file, "utf8").replace(sha256("admin_password-value"), "hmac-sha3-512:00"),
+  );
+  expect(restoreScript("").termination).toMatch(
+    /^restore refused: the backup's manifest has admin_password as hmac-sha3-512, which this restore does not know/,
   );
 });
