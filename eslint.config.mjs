@@ -3,7 +3,7 @@ import tseslint from "typescript-eslint";
 import pulumi from "@pulumi/eslint-plugin";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", ".state/", "coverage/", "**/*.mjs", "**/*.js"] },
+  { ignores: ["node_modules/", ".state/", "coverage/", "dist/", "**/*.mjs", "**/*.js"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -16,7 +16,15 @@ module.exports = {
   // Jest's default is one worker fewer than the cores: one on a 2-core machine, where two finish sooner.
   maxWorkers: 2,
   projects: [
-    { ...common, displayName: "unit", testMatch: ["<rootDir>/test/unit/**/*.test.ts"] },
+    {
+      ...common,
+      displayName: "unit",
+      testMatch: ["<rootDir>/test/unit/**/*.test.ts"],
+      // A minute (a build and an npm install): npm run test:package, beside npm run build in CI.
+      testPathIgnorePatterns: ["/node_modules/", "<rootDir>/test/unit/package/"],
+    },
+    // unit too (no cluster), but slow: the npm package as users install it.
+    { ...common, displayName: "package", testMatch: ["<rootDir>/test/unit/package/**/*.test.ts"] },
     {
       ...common,
       displayName: "e2e",

@@ -1,12 +1,16 @@
 // npm run backup -- now | list | export <id> | keys <id> [--archive <file>]: backups of a Pulp install (components/backup) from the
 // outside. Finds the cluster as kubectl does (tools/kube.ts).
-import { runMain } from "../cli";
+import { runMain, wantsHelp } from "../cli";
 import { resolveKube } from "../kube";
-import { parseArgs } from "./args";
+import { parseArgs, USAGE } from "./args";
 import { backupNow } from "./now";
 import { exportBackup, keysFromArchive, keysFromVolume, listBackups, setRestoreKeys } from "./volume";
 
 export async function main(argv: string[]): Promise<number> {
+  if (wantsHelp(argv)) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   const args = parseArgs(argv);
   if (args.command === "keys" && args.archive) {
     const set = setRestoreKeys(keysFromArchive(args.archive, args.id!), args);

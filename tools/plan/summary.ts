@@ -3,6 +3,7 @@
 // Exit codes: 0 report written (whatever the risk: CI posts it either way); 1 unreadable input or bad
 // arguments; 2 data-holding resources at risk and --fail-on-data-loss given.
 import * as fs from "fs";
+import { wantsHelp } from "../cli";
 import { analyze } from "./analyze";
 import { parsePreview, UnreadablePreview } from "./previewJson";
 import { render } from "./render";
@@ -36,6 +37,10 @@ export function summarize(text: string, failOnDataLoss: boolean): { markdown: st
 }
 
 export function main(argv: string[]): number {
+  if (wantsHelp(argv)) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   try {
     const args = parseArgs(argv);
     let text: string;

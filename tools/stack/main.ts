@@ -3,7 +3,7 @@
 // Operating a Pulumi Kubernetes Operator Stack: one screen of what it is doing and why it fails (with the
 // fix), and a forced retry (the `pulumi.com/reconciliation-request` annotation the operator watches).
 import { DEFAULT_DELIVERY_NAMESPACE } from "../../stacks/config";
-import { runMain } from "../cli";
+import { runMain, wantsHelp } from "../cli";
 import { collect, readStack } from "./collect";
 import { diagnose } from "./failures";
 import { resolveKube, run, ToolError, clusterProblem } from "../kube";
@@ -40,6 +40,10 @@ export function parseArgs(argv: string[]): {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  if (wantsHelp(argv)) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   const args = parseArgs(argv);
   const kube = resolveKube(args.kubeconfig);
   if (args.command === "status") {

@@ -1,0 +1,34 @@
+// The package's public entry (`require("pulp-pulumi")`): the components a platform team instantiates from
+// its own Pulumi program, and what it needs to build their arguments. The repository's own stack program
+// (index.ts) is the worked example: loadConfig, readDeployed and providerCluster feed Pulp; deployedOutputs
+// are the stack outputs the next update's readDeployed reads back.
+//
+// Anything not exported here is internal and may change in any release.
+
+export { Pulp } from "./pulp";
+export type { PulpArgs } from "./pulp";
+
+// The arguments: validated config (from the `pulp:` stack config, or from a plain object), secrets, what
+// the stack deployed last and the cluster the default Kubernetes provider deploys to.
+export { loadConfig } from "./config/load";
+export type { LoadedConfig, SuppliedSecrets } from "./config/load";
+export { parseConfig } from "./config/parse";
+export type { PulpConfig } from "./config/parse";
+export { ConfigError, formatProblems } from "./config/problems";
+export type { ConfigProblem } from "./config/problems";
+export { SECRET_NAMES } from "./config/rules";
+export type { SecretName } from "./config/rules";
+export { FIRST_INSTALL, readDeployed, deployedOutputs } from "./upgrade/deployed";
+export type { Deployed } from "./upgrade/deployed";
+export { providerCluster, clusterFrom } from "./upgrade/cluster";
+export type { KubeTarget } from "./upgrade/kubeApi";
+export { UpgradeRefused } from "./upgrade/plan";
+export type { UpgradePlan } from "./upgrade/plan";
+export { RestoreRefused } from "./backup/restorePlan";
+
+// Backup and restore, which Pulp creates from its `backup` and `restore` config; exported for a program
+// that composes them itself.
+export { Backup } from "./backup/backup";
+export type { BackupArgs, BackupKeys, InstallData } from "./backup/backup";
+export { RestoreJob, RestoreCheck } from "./backup/restore";
+export type { RestoreArgs, RestoreCheckArgs, ArtifactTarget } from "./backup/restore";
