@@ -32,3 +32,11 @@ export { Backup } from "./backup/backup";
 export type { BackupArgs, BackupKeys, InstallData } from "./backup/backup";
 export { RestoreJob, RestoreCheck } from "./backup/restore";
 export type { RestoreArgs, RestoreCheckArgs, ArtifactTarget } from "./backup/restore";
+
+// Delivery by the Pulumi Kubernetes Operator v2 (what the repository's stacks/ program creates): the
+// namespaces, the workspace's least-privilege RBAC and the Stack CRs that run a Pulp program (this
+// repository's, or the user's own, from projectRepo and repoDir) in the cluster.
+export { StackDeployment } from "../stacks/stackDeployment";
+export type { StackDeploymentArgs } from "../stacks/stackDeployment";
+export { loadDeliveryConfig, parseDeliveryConfig, DeliveryConfigError } from "../stacks/config";
+export type { DeliveryConfig } from "../stacks/config";

@@ -135,7 +135,15 @@ const timer = setInterval(() => {
   const out = JSON.parse(res.stdout.trim().split("\n").pop()!);
   expect(out.pulp).toBe("function");
   expect(out.exports).toEqual(
-    expect.arrayContaining(["Pulp", "Backup", "RestoreJob", "RestoreCheck", "parseConfig", "loadConfig"]),
+    expect.arrayContaining([
+      "Pulp",
+      "Backup",
+      "RestoreJob",
+      "RestoreCheck",
+      "parseConfig",
+      "loadConfig",
+      "StackDeployment",
+    ]),
   );
   expect(out.types).toEqual(
     expect.arrayContaining([
@@ -204,7 +212,7 @@ test("a TypeScript consumer type-checks against the package's declarations", () 
     path.join(project, "index.ts"),
     `
 import * as pulumi from "@pulumi/pulumi";
-import { Backup, BackupArgs, Deployed, FIRST_INSTALL, parseConfig, Pulp, PulpArgs, providerCluster, RestoreArgs } from "pulp-pulumi";
+import { Backup, BackupArgs, Deployed, FIRST_INSTALL, parseConfig, parseDeliveryConfig, Pulp, PulpArgs, providerCluster, RestoreArgs, StackDeployment } from "pulp-pulumi";
 
 const deployed: Deployed = FIRST_INSTALL;
 const args: PulpArgs = {
@@ -217,6 +225,16 @@ export const pulp = new Pulp("p", args, { protect: false });
 export const namespace: pulumi.Output<string> = pulp.namespace;
 export const apiUrl: string = pulp.apiUrl;
 export type Parts = [BackupArgs, RestoreArgs, Backup];
+export const delivery = new StackDeployment("d", {
+  config: parseDeliveryConfig({
+    pulumiStack: "organization/pulp/prod",
+    projectRepo: "https://git.example.com/infra/pulp-program.git",
+    branch: "main",
+    backend: { secretName: "pulp-state", key: "url" },
+    secretsProvider: { passphrase: { secretName: "pulp-state", key: "passphrase" } },
+  }),
+});
+export const stackNames: string[] = delivery.stackNames;
 
 // The declarations are real types, not any: each of these must be an error.
 // @ts-expect-error deployed is required
