@@ -497,7 +497,7 @@ export class Pulp extends pulumi.ComponentResource {
             containers: [
               trusting(trust, pulpContainer(process, runtime, component.resources, component.probes)),
             ],
-            volumes: [...pulpVolumes(runtime), ...(trust?.volumes ?? [])],
+            volumes: [...pulpVolumes(runtime, component.resources), ...(trust?.volumes ?? [])],
           },
           after: [this.migration.job, ...waitFor(process)],
         },

@@ -2,6 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as fs from "fs";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
+import { scratchSize, SMALL_DIR, STREAMING, TINY } from "../config/ephemeral";
 import { ParsedConfig } from "../config/schema";
 import { holds } from "../contract";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
@@ -210,7 +211,10 @@ export class Backup extends pulumi.ComponentResource {
       image: args.pulpImage,
       command: ["/bin/sh", "-c", VERSIONS_SCRIPT],
       volumeMounts: [{ name: "work", mountPath: "/run/backup" }],
-      resources: { requests: { cpu: "10m", memory: "64Mi" }, limits: { memory: "256Mi" } },
+      resources: {
+        requests: { cpu: "10m", memory: "64Mi", "ephemeral-storage": TINY.request },
+        limits: { memory: "256Mi", "ephemeral-storage": TINY.limit },
+      },
     };
     const podSpec = restricted({
       ...args.podDefaults,
@@ -223,8 +227,10 @@ export class Backup extends pulumi.ComponentResource {
         { name: "backups", persistentVolumeClaim: { claimName: this.claimName } },
         { name: "script", configMap: { name: this.cronJobName, defaultMode: 0o444 } },
         { name: "keys", projected: { sources: keyItems, defaultMode: 0o440 } },
-        { name: "work", emptyDir: {} },
-        { name: "tmp", emptyDir: {} },
+        // versions.json and the result line: a few KB.
+        { name: "work", emptyDir: { sizeLimit: SMALL_DIR } },
+        // GNU sort's spills of the artifact listings (backup.sh): what the backup container's limit leaves.
+        { name: "tmp", emptyDir: { sizeLimit: scratchSize(backup.resources.limits["ephemeral-storage"]) } },
         ...(args.artifacts ? [{ ...args.artifacts, name: "artifacts" }] : []),
       ],
     });
@@ -302,7 +308,10 @@ export class Backup extends pulumi.ComponentResource {
         { name: "tmp", mountPath: "/tmp" },
       ],
       // Two parts of the multipart upload in memory at a time (upload.py sizes them).
-      resources: { requests: { cpu: "50m", memory: "128Mi" }, limits: { memory: "1Gi" } },
+      resources: {
+        requests: { cpu: "50m", memory: "128Mi", "ephemeral-storage": STREAMING.request },
+        limits: { memory: "1Gi", "ephemeral-storage": STREAMING.limit },
+      },
     };
     return { container, secret };
   }

@@ -2,6 +2,7 @@ import * as fs from "fs";
 import * as path from "path";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { RESTORE, scratchSize, STREAMING } from "../config/ephemeral";
 import { PULP_DATA_DIR } from "../settings/render";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
 import { fixedName, Identity, labels, runningLabels } from "../shared/labels";
@@ -155,13 +156,16 @@ export class RestoreCheck extends pulumi.ComponentResource {
                     { name: "tmp", mountPath: "/tmp" },
                   ],
                   // One listing page (1,000 keys) at a time, merged with the sorted list as it streams.
-                  resources: { requests: { cpu: "50m", memory: "128Mi" }, limits: { memory: "512Mi" } },
+                  resources: {
+                    requests: { cpu: "50m", memory: "128Mi", "ephemeral-storage": STREAMING.request },
+                    limits: { memory: "512Mi", "ephemeral-storage": STREAMING.limit },
+                  },
                 },
               ],
               volumes: [
                 { name: "backups", persistentVolumeClaim: { claimName: args.claim, readOnly: true } },
                 { name: "script", configMap: { name: jobName, defaultMode: 0o444 } },
-                { name: "tmp", emptyDir: {} },
+                { name: "tmp", emptyDir: { sizeLimit: scratchSize(STREAMING.limit) } },
               ],
             }),
           },
@@ -240,14 +244,18 @@ export class RestoreJob extends pulumi.ComponentResource {
                     { name: "tmp", mountPath: "/tmp" },
                     ...(args.artifacts ? [{ name: "artifacts", mountPath: PULP_DATA_DIR }] : []),
                   ],
-                  resources: { requests: { cpu: "100m", memory: "256Mi" }, limits: { memory: "1Gi" } },
+                  // /tmp: GNU sort spills the listing of every restored artifact there (restore.sh).
+                  resources: {
+                    requests: { cpu: "100m", memory: "256Mi", "ephemeral-storage": RESTORE.request },
+                    limits: { memory: "1Gi", "ephemeral-storage": RESTORE.limit },
+                  },
                 },
               ],
               volumes: [
                 { name: "backups", persistentVolumeClaim: { claimName: args.claim, readOnly: true } },
                 { name: "script", configMap: { name: jobName, defaultMode: 0o444 } },
                 { name: "keys", projected: { sources: keyProjection(args.keys), defaultMode: 0o440 } },
-                { name: "tmp", emptyDir: {} },
+                { name: "tmp", emptyDir: { sizeLimit: scratchSize(RESTORE.limit) } },
                 ...(args.artifacts ? [{ ...args.artifacts, name: "artifacts" }] : []),
               ],
             }),

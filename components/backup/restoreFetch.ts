@@ -2,6 +2,7 @@ import * as fs from "fs";
 import * as path from "path";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { scratchSize, STREAMING } from "../config/ephemeral";
 import { holds } from "../contract";
 import { fixedName, Identity, labels, runningLabels } from "../shared/labels";
 import { PodDefaults, restricted } from "../workload/podSecurity";
@@ -121,13 +122,16 @@ export class RestoreFetch extends pulumi.ComponentResource {
                     { name: "tmp", mountPath: "/tmp" },
                   ],
                   // One chunk of the stream at a time, besides the interpreter and boto3.
-                  resources: { requests: { cpu: "50m", memory: "128Mi" }, limits: { memory: "512Mi" } },
+                  resources: {
+                    requests: { cpu: "50m", memory: "128Mi", "ephemeral-storage": STREAMING.request },
+                    limits: { memory: "512Mi", "ephemeral-storage": STREAMING.limit },
+                  },
                 },
               ],
               volumes: [
                 { name: "backups", persistentVolumeClaim: { claimName: this.claim.metadata.name } },
                 { name: "script", configMap: { name: jobName, defaultMode: 0o444 } },
-                { name: "tmp", emptyDir: {} },
+                { name: "tmp", emptyDir: { sizeLimit: scratchSize(STREAMING.limit) } },
               ],
             }),
           },

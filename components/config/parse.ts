@@ -13,6 +13,7 @@ import {
 import { checkRules, checkSecrets, SecretName } from "./rules";
 import { configSchema, ParsedConfig } from "./schema";
 import { parseImage } from "./formats";
+import { withEphemeralStorage } from "./ephemeral";
 
 /** The validated, fully defaulted install. Produce it with `parseConfig`. */
 export interface PulpConfig extends ParsedConfig {
@@ -46,7 +47,8 @@ export function parseConfig(
   const problems = [...checkRules(result.data, raw, suppliedSecrets, secretConfigKeys), ...secretProblems];
   if (problems.length > 0) throw new ConfigError(hideSecretValues(problems));
   const image = parseImage(result.data.image);
-  return { ...result.data, pulpcoreVersion: result.data.pulpcoreVersion ?? image?.tag ?? "" } as PulpConfig;
+  const data = withEphemeralStorage(result.data, raw);
+  return { ...data, pulpcoreVersion: data.pulpcoreVersion ?? image?.tag ?? "" } as PulpConfig;
 }
 
 /** A backup's URL is a credential (usually presigned): never shown, whatever the problem with it. */

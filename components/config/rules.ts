@@ -12,6 +12,7 @@ import {
 import { adminPasswordProblem } from "./strength";
 import { fernetKeyProblem, nonEmptySecretProblem } from "./validators";
 import { ParsedConfig } from "./schema";
+import { ephemeralStorageProblems } from "./ephemeral";
 
 /** Secret config keys, read with `getSecret` so their values stay encrypted in state and logs. */
 export const SECRET_NAMES = [
@@ -381,6 +382,7 @@ export function checkRules(
 
   problems.push(...postgresProblems(config, raw));
   problems.push(...dataVolumeProblems(config, raw));
+  problems.push(...ephemeralStorageProblems(config, raw));
   if (secretConfigKeys) problems.push(...plainCredentialProblems(config, secretConfigKeys));
   return problems;
 }

@@ -15,6 +15,7 @@ import {
   urlPathProblem,
 } from "./formats";
 import { timeoutProblem } from "../migration/timeout";
+import { DEFAULT_REQUEST, PULP_OWN } from "./ephemeral";
 
 /** A string checked by one of the `*Problem` functions of formats.ts. */
 function formatted(problem: (value: string) => string | undefined) {
@@ -144,12 +145,20 @@ const trustedCaSchema = z
   })
   .default({});
 
-const resourceList = z.strictObject({ cpu: quantity.optional(), memory: quantity.optional() });
+/**
+ * `ephemeral-storage`: the node's disk the container may use (logs, emptyDirs); unset, the program sets it
+ * (components/config/ephemeral.ts).
+ */
+const resourceList = z.strictObject({
+  cpu: quantity.optional(),
+  memory: quantity.optional(),
+  "ephemeral-storage": quantity.optional(),
+});
 
 export const resourcesSchema = z
   .strictObject({ requests: resourceList.default({}), limits: resourceList.default({}) })
   .superRefine((value, ctx) => {
-    for (const kind of ["cpu", "memory"] as const) {
+    for (const kind of ["cpu", "memory", "ephemeral-storage"] as const) {
       const request = value.requests[kind];
       const limit = value.limits[kind];
       if (request === undefined || limit === undefined) continue;
@@ -195,7 +204,11 @@ function componentSchema(defaults: {
   return z
     .strictObject({
       replicas: wholeNumber(0, 1000).default(defaults.replicas),
-      resources: resourcesSchema.default({ requests: defaults.requests, limits: defaults.limits }),
+      // With storage.s3 the program raises the ephemeral-storage defaults (ephemeral.ts ephemeralDefaults).
+      resources: resourcesSchema.default({
+        requests: { ...defaults.requests, "ephemeral-storage": DEFAULT_REQUEST },
+        limits: { ...defaults.limits, "ephemeral-storage": PULP_OWN },
+      }),
       terminationGracePeriodSeconds: wholeNumber(1, 7 * 24 * 3600).default(
         defaults.terminationGracePeriodSeconds,
       ),
@@ -237,8 +250,9 @@ const webSchema = z
     image: formatted(imageProblem).default("quay.io/pulp/pulp-web:3.123.1"),
     replicas: wholeNumber(0, 1000).default(2),
     resources: resourcesSchema.default({
-      requests: { cpu: "50m", memory: "64Mi" },
-      limits: { memory: "256Mi" },
+      // The limit: web.clientMaxBodySize and 1Gi (ephemeral.ts ephemeralDefaults).
+      requests: { cpu: "50m", memory: "64Mi", "ephemeral-storage": DEFAULT_REQUEST },
+      limits: { memory: "256Mi", "ephemeral-storage": "11Gi" },
     }),
     /** nginx's 1m default (10m in some images) breaks pushes and uploads with 413 (pulp-operator #330). */
     clientMaxBodySize: z
@@ -259,8 +273,8 @@ const redisSchema = z
     enabled: z.boolean().default(false),
     image: formatted(imageProblem).default("docker.io/library/redis:7.4.2-alpine"),
     resources: resourcesSchema.default({
-      requests: { cpu: "50m", memory: "64Mi" },
-      limits: { memory: "512Mi" },
+      requests: { cpu: "50m", memory: "64Mi", "ephemeral-storage": DEFAULT_REQUEST },
+      limits: { memory: "512Mi", "ephemeral-storage": "1Gi" },
     }),
     podSpecOverrides: podSpecOverridesSchema,
   })
@@ -310,6 +324,13 @@ const s3Storage = z.strictObject({
   endpointUrl: z.url({ error: 'must be a URL such as "https://s3.example.com"' }).optional(),
   region: z.string().min(1).optional(),
   accessKeyId: z.string().min(1),
+  /**
+   * The node disk each api, content, worker and migration pod may fill in /var/lib/pulp (an emptyDir's
+   * sizeLimit): Pulp's WORKING_DIRECTORY, where uploads, downloads being saved and task files wait before they
+   * go to the bucket, as large as the artifacts a pod handles at once. Their ephemeral-storage limit is this
+   * and 1Gi unless set.
+   */
+  workingDirectorySize: size.default("20Gi"),
 });
 
 const storageSchema = z
@@ -388,8 +409,8 @@ const backupSchema = z
      */
     s3: backupBucket.optional(),
     resources: resourcesSchema.default({
-      requests: { cpu: "100m", memory: "256Mi" },
-      limits: { memory: "1Gi" },
+      requests: { cpu: "100m", memory: "256Mi", "ephemeral-storage": DEFAULT_REQUEST },
+      limits: { memory: "1Gi", "ephemeral-storage": "1Gi" },
     }),
   })
   .prefault({});
@@ -520,8 +541,8 @@ export const configSchema = z.strictObject({
   migration: z
     .strictObject({
       resources: resourcesSchema.default({
-        requests: { cpu: "250m", memory: "512Mi" },
-        limits: { memory: "2Gi" },
+        requests: { cpu: "250m", memory: "512Mi", "ephemeral-storage": DEFAULT_REQUEST },
+        limits: { memory: "2Gi", "ephemeral-storage": PULP_OWN },
       }),
       backoffLimit: wholeNumber(0, 10).default(2),
       /**

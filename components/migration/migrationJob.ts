@@ -271,7 +271,7 @@ function pulpJobPodSpec(args: MigrationJobArgs, script: string) {
             resources: args.resources,
           },
         ],
-        volumes: pulpVolumes(rt),
+        volumes: pulpVolumes(rt, args.resources),
       },
       args.podSpecOverrides ?? {},
     ),

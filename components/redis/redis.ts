@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { scratchSize } from "../config/ephemeral";
 import { ResourcesConfig } from "../config/schema";
 import { contentHash } from "../shared/hash";
 import { Identity } from "../shared/labels";
@@ -72,7 +73,12 @@ export class Redis extends pulumi.ComponentResource {
               volumeMounts: [{ name: "data", mountPath: "/data" }],
             },
           ],
-          volumes: [{ name: "data", emptyDir: {} }],
+          volumes: [
+            {
+              name: "data",
+              emptyDir: { sizeLimit: scratchSize(args.resources.limits["ephemeral-storage"]) },
+            },
+          ],
         },
       },
       { parent: this },

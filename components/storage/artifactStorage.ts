@@ -29,7 +29,8 @@ export class ArtifactStorage extends pulumi.ComponentResource {
     super("pulp:storage:ArtifactStorage", name, {}, opts);
     const pvc = args.storage.pvc;
     if (args.storage.s3 || !pvc) {
-      this.volume = { name: "pulp-data", emptyDir: {} };
+      // Pulp's working directory: on the node, as large as storage.s3.workingDirectorySize allows.
+      this.volume = { name: "pulp-data", emptyDir: { sizeLimit: args.storage.s3?.workingDirectorySize } };
       const secret = new k8s.core.v1.Secret(
         `${name}-s3`,
         {

@@ -4,6 +4,7 @@
 // public CAs stay trusted whatever distribution the image is built on.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { SMALL_DIR, TINY } from "../config/ephemeral";
 import { PulpConfig } from "../config/parse";
 import { contentHash } from "../shared/hash";
 import { fixedName, Identity, labels } from "../shared/labels";
@@ -60,7 +61,7 @@ export class TrustedCa extends pulumi.ComponentResource {
     this.hash = certificates === undefined ? "" : contentHash(certificates);
     this.volumes = [
       { name: "trusted-ca", configMap: { name: configMapName } },
-      { name: "ca-bundle", emptyDir: {} },
+      { name: "ca-bundle", emptyDir: { sizeLimit: SMALL_DIR } },
     ];
     this.initContainer = (image) => ({
       name: "ca-bundle",
@@ -70,7 +71,10 @@ export class TrustedCa extends pulumi.ComponentResource {
         { name: "trusted-ca", mountPath: SOURCE_DIR, readOnly: true },
         { name: "ca-bundle", mountPath: BUNDLE_DIR },
       ],
-      resources: { requests: { cpu: "10m", memory: "32Mi" }, limits: { memory: "64Mi" } },
+      resources: {
+        requests: { cpu: "10m", memory: "32Mi", "ephemeral-storage": TINY.request },
+        limits: { memory: "64Mi", "ephemeral-storage": TINY.limit },
+      },
     });
     this.registerOutputs({});
   }

@@ -1,5 +1,6 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { scratchSize, SMALL_DIR } from "../config/ephemeral";
 import { PulpConfig } from "../config/parse";
 import { contentHash } from "../shared/hash";
 import { fixedName, Identity, labels } from "../shared/labels";
@@ -86,8 +87,13 @@ export class PulpWeb extends pulumi.ComponentResource {
           ],
           volumes: [
             { name: "conf", configMap: { name: configMap.metadata.name } },
-            { name: "tmp", emptyDir: {} },
-            { name: "cache", emptyDir: {} },
+            // Request bodies and buffered responses (nginx.ts temp paths): what the limit leaves beside logs.
+            {
+              name: "tmp",
+              emptyDir: { sizeLimit: scratchSize(args.web.resources.limits["ephemeral-storage"]) },
+            },
+            // The image's compiled-in temp directories, which the config moves to /tmp: left empty.
+            { name: "cache", emptyDir: { sizeLimit: SMALL_DIR } },
           ],
         },
       },

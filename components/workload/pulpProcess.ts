@@ -6,6 +6,7 @@ import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import { compareVersions, parseVersion } from "../config/formats";
 import { ProbeTuning, ResourcesConfig } from "../config/schema";
+import { scratchSize, TINY } from "../config/ephemeral";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
 import {
   DB_FIELDS_KEY_FILE,
@@ -104,7 +105,12 @@ export function pulpEnv(rt: PulpRuntime): k8s.types.input.core.v1.EnvVar[] {
   ];
 }
 
-export function pulpVolumes(rt: PulpRuntime): k8s.types.input.core.v1.Volume[] {
+/**
+ * The pod's volumes. /tmp gets what the container's ephemeral-storage limit leaves beside the working
+ * directory (an emptyDir with object storage) and its logs (config/ephemeral.ts scratchSize).
+ */
+export function pulpVolumes(rt: PulpRuntime, resources: ResourcesConfig): k8s.types.input.core.v1.Volume[] {
+  const workDir = (rt.dataVolume.emptyDir as { sizeLimit?: string } | undefined)?.sizeLimit;
   return [
     { name: "settings", secret: { secretName: rt.settingsSecretName, defaultMode: 0o440 } },
     { name: "db-fields-key", secret: { secretName: rt.dbFieldsKey.name, defaultMode: 0o440 } },
@@ -112,7 +118,7 @@ export function pulpVolumes(rt: PulpRuntime): k8s.types.input.core.v1.Volume[] {
       ? [{ name: "token-keys", secret: { secretName: rt.tokenKeysSecret, defaultMode: 0o440 } }]
       : []),
     rt.dataVolume,
-    { name: "tmp", emptyDir: {} },
+    { name: "tmp", emptyDir: { sizeLimit: scratchSize(resources.limits["ephemeral-storage"], workDir) } },
   ];
 }
 
@@ -141,7 +147,10 @@ export function initDirsContainer(rt: PulpRuntime): Container {
     image: rt.image,
     command: ["/bin/sh", "-c", `mkdir -p ${PULP_DATA_DIR}/media ${PULP_DATA_DIR}/tmp`],
     volumeMounts: [{ name: String(rt.dataVolume.name), mountPath: PULP_DATA_DIR }],
-    resources: { requests: { cpu: "10m", memory: "32Mi" }, limits: { memory: "64Mi" } },
+    resources: {
+      requests: { cpu: "10m", memory: "32Mi", "ephemeral-storage": TINY.request },
+      limits: { memory: "64Mi", "ephemeral-storage": TINY.limit },
+    },
   };
 }
 
