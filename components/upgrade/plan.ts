@@ -1,6 +1,6 @@
 // How to get from the deployed Pulp release to the configured one. Pure: the version sources, the
 // migration table (migrations.ts) and the orchestration are elsewhere.
-import { compareVersions, parseVersion, Version } from "../config/formats";
+import { compareVersions, parseImage, parseVersion, Version } from "../config/formats";
 import { setCommand } from "../config/problems";
 import { UPGRADE_REFUSED_MARKER, UpgradeKind } from "../contract";
 import {
@@ -102,6 +102,17 @@ export interface PlanInputs {
   plugins?: { deployed?: PluginVersions; target?: PluginVersions };
   /** The heartbeat wait (heartbeatTtlSeconds of the Job's settings). */
   ttlSeconds?: number;
+  /** pulp:image as configured: a refusal names the same repository at a release it accepts. */
+  image?: string;
+}
+
+/**
+ * The command that sets pulp:image to `version` of the configured repository (upstream tags each image
+ * with its pulpcore release), or, without a usable repository, the upstream pulp-minimal image.
+ */
+export function imageAtCommand(image: string | undefined, version: string): string {
+  const repository = (image && parseImage(image)?.repository) ?? "quay.io/pulp/pulp-minimal";
+  return setCommand("pulp:image", `${repository}:${version}`);
 }
 
 const show = (v: Version) => v.join(".");
@@ -189,7 +200,7 @@ export function planUpgrade(
     throw new UpgradeRefused(
       `pulpcore ${deployed} is deployed and the config asks for ${target}: Pulp's database migrations do not ` +
         `run backwards, so a downgrade to an older minor release is refused. Stay on ${show(from)} ` +
-        `(pulumi config set pulp:image <image of ${deployed}>), or restore the database and /var/lib/pulp ` +
+        `(${imageAtCommand(inputs.image, deployed)}), or restore the database and /var/lib/pulp ` +
         `from a backup taken before the upgrade into a new stack.`,
     );
   }
@@ -244,7 +255,8 @@ export function planUpgrade(
       `upgrading ${what} jumps over ${app}'s squash purge: ${app} ${purgedIn} deleted the migrations that ` +
         `${squash} replaced, so a database not yet migrated by ${app} ${squashedIn}-${stopAt} cannot migrate ` +
         `(InconsistentMigrationHistory). Stop at ${app} ${stopAt} first: a \`pulumi up\` with the image of ` +
-        `that release, then this one.`,
+        `that release, then this one` +
+        (PACKAGE_OF[app] === "pulpcore" ? ` (${imageAtCommand(inputs.image, stopAt)}; pulumi up).` : "."),
     );
   }
 

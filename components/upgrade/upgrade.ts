@@ -17,6 +17,7 @@ export function decideUpgrade(config: PulpConfig, deployed: Deployed): UpgradePl
       plugins: { deployed: deployed.pluginVersions, target },
       // The same settings the migration Job renders: its RequireVersion reads these TTLs.
       ttlSeconds: heartbeatTtlSeconds(config.extraSettings),
+      image: config.image,
     },
   );
   // Diagnostics, not outputs: they show in every preview and update, and a no-op stays a no-op.

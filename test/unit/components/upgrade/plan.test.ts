@@ -86,6 +86,28 @@ test("the 3.85 squash purge: a database never migrated by 3.69-3.84 is refused, 
   expect(plan("3.60.0", "3.84.0").kind).toBe("stop-the-world"); // the way to the waypoint itself
 });
 
+test("a refusal names a command that sets a release it accepts, in the configured image's repository", () => {
+  const refusal = (deployed: string, target: string, image?: string) => {
+    try {
+      planUpgrade(deployed, target, undefined, { image });
+    } catch (e) {
+      return (e as Error).message;
+    }
+    throw new Error("not refused");
+  };
+  expect(
+    refusal("3.90.1", "3.85.0", "registry.example.com/pulp/pulp-minimal:3.85.0@sha256:" + "a".repeat(64)),
+  ).toContain("Stay on 3.90.1 (pulumi config set pulp:image registry.example.com/pulp/pulp-minimal:3.90.1)");
+  expect(refusal("3.60.0", "3.90.1", "quay.io/pulp/pulp-minimal:3.90.1")).toContain(
+    "Stop at core 3.84.0 first: a `pulumi up` with the image of that release, then this one " +
+      "(pulumi config set pulp:image quay.io/pulp/pulp-minimal:3.84.0; pulumi up).",
+  );
+  // Without a configured image (a direct call), upstream's.
+  expect(refusal("3.90.1", "3.85.0")).toContain(
+    "pulumi config set pulp:image quay.io/pulp/pulp-minimal:3.90.1",
+  );
+});
+
 test("plugin guards count when both plugin versions are known", () => {
   const ansible = (deployed: string, target: string) =>
     plan("3.84.0", "3.84.0", { deployed: { ansible: deployed }, target: { ansible: target } });
