@@ -1,16 +1,26 @@
 // The pulp stack: validates the `pulp:` stack config, then builds the whole install. The Pulp component
 // plans the upgrade from what this stack deployed last; nothing is created when either step refuses.
+import * as pulumi from "@pulumi/pulumi";
 import { loadConfig } from "./components/config/load";
+import { ConfigError } from "./components/config/problems";
+import { weakSecretKeyVerdict } from "./components/config/strength";
 import { Pulp } from "./components/pulp";
 import { providerCluster } from "./components/upgrade/cluster";
 import { deployedOutputs, readDeployed } from "./components/upgrade/deployed";
 
 export = async () => {
-  const { config, secrets } = loadConfig();
+  const { config, secrets, secretKey } = loadConfig();
+  const deployed = await readDeployed();
+  const weak = weakSecretKeyVerdict(secretKey, {
+    firstInstall: deployed.pulpcoreVersion === undefined,
+    restoring: config.restore !== undefined,
+  });
+  if (weak && "refuse" in weak) throw new ConfigError([weak.refuse]);
+  if (weak) pulumi.log.warn(weak.warn);
   const pulp = new Pulp(config.instanceName, {
     config,
     secrets,
-    deployed: await readDeployed(),
+    deployed,
     cluster: providerCluster(),
   });
   return {

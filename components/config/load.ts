@@ -2,7 +2,6 @@ import * as pulumi from "@pulumi/pulumi";
 import { parseConfig, PulpConfig } from "./parse";
 import { CONFIG_NAMESPACE } from "./problems";
 import { SECRET_NAMES, SecretName } from "./rules";
-import { weakSecretKeyWarning } from "./strength";
 
 /** Secret values from the stack config; each stays a Pulumi secret end to end. */
 export type SuppliedSecrets = Partial<Record<SecretName, pulumi.Output<string>>>;
@@ -10,6 +9,8 @@ export type SuppliedSecrets = Partial<Record<SecretName, pulumi.Output<string>>>
 export interface LoadedConfig {
   config: PulpConfig;
   secrets: SuppliedSecrets;
+  /** The supplied pulp:secretKey, only for weakSecretKeyVerdict (strength.ts), which never shows it. */
+  secretKey?: string;
 }
 
 /**
@@ -52,12 +53,10 @@ export function loadConfig(): LoadedConfig {
     raw[key] = decode(text);
   }
   const config = parseConfig(raw, supplied, secretValues, secretConfigKeys);
-  const weak = secretValues.secretKey !== undefined && weakSecretKeyWarning(secretValues.secretKey);
-  if (weak) pulumi.log.warn(weak);
   const stackConfig = new pulumi.Config(CONFIG_NAMESPACE);
   const secrets: SuppliedSecrets = {};
   for (const name of supplied) secrets[name] = stackConfig.requireSecret(name);
-  return { config, secrets };
+  return { config, secrets, secretKey: secretValues.secretKey };
 }
 
 /** JSON where the text is JSON (objects, arrays, numbers, booleans), else the plain string. */

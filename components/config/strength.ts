@@ -1,5 +1,6 @@
 // Whether a supplied secret is strong enough for Pulp, by the rules Pulp's own Django applies. Pure
 // functions returning a reason (or undefined); like validators.ts, none puts the value into its reason.
+import { ConfigProblem, SECRET_GIVEN, secretSetCommand } from "./problems";
 import { nonEmptySecretProblem } from "./validators";
 
 /**
@@ -34,6 +35,29 @@ export function weakSecretKeyWarning(value: string): string | undefined {
       "install remove it and the program generates one: pulumi config rm pulp:secretKey. A live install " +
       "keeps the key it runs with (its Secret is protected): rotate it deliberately, signing everyone out."
   );
+}
+
+/**
+ * A supplied SECRET_KEY Django calls weak: refused on a new install (nothing runs with it yet, and the fix,
+ * removing it so the program generates one, costs nothing), warned about where a refusal would leave the
+ * stack stuck: a live install (its key Secret is protected) and a restore (the key must be the backup's).
+ */
+export function weakSecretKeyVerdict(
+  value: string | undefined,
+  install: { firstInstall: boolean; restoring: boolean },
+): { refuse: ConfigProblem } | { warn: string } | undefined {
+  const warning = value === undefined ? undefined : weakSecretKeyWarning(value);
+  if (!warning) return undefined;
+  if (!install.firstInstall || install.restoring) return { warn: warning };
+  return {
+    refuse: {
+      key: "pulp:secretKey",
+      given: SECRET_GIVEN,
+      message: `must be ${djangoSecretKeyProblem(value!)}: a weaker key lets sessions and signed values be forged. Nothing runs with it yet`,
+      fix: "pulumi config rm pulp:secretKey",
+      alternatives: [`${secretSetCommand("pulp:secretKey")}  (at the prompt: 50 or more random characters)`],
+    },
+  };
 }
 
 /**

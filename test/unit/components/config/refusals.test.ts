@@ -15,6 +15,7 @@ import { PRE_STOP_SECONDS, SecretName, urlHasCredentials } from "../../../../com
 import {
   adminPasswordProblem,
   djangoSecretKeyProblem,
+  weakSecretKeyVerdict,
   weakSecretKeyWarning,
 } from "../../../../components/config/strength";
 import { pulpContainer } from "../../../../components/workload/pulpProcess";
@@ -55,6 +56,31 @@ describe("a secret too weak for Pulp", () => {
     expect(warning).toContain("pulumi config rm pulp:secretKey");
     expect(warning).not.toContain("short-key");
     expect(weakSecretKeyWarning(strong)).toBeUndefined();
+  });
+
+  test("a weak SECRET_KEY is refused on a new install, warned about on a live one or a restore (its key is kept)", () => {
+    const fresh = { firstInstall: true, restoring: false };
+    const verdict = weakSecretKeyVerdict("short-key", fresh);
+    expect(verdict).toEqual({
+      refuse: {
+        key: "pulp:secretKey",
+        given: SECRET_GIVEN,
+        message: expect.stringMatching(
+          /^must be a Django SECRET_KEY of at least 50 characters.*Nothing runs with it yet$/,
+        ),
+        fix: "pulumi config rm pulp:secretKey",
+        alternatives: [
+          "pulumi config set --secret pulp:secretKey  (at the prompt: 50 or more random characters)",
+        ],
+      },
+    });
+    expect(formatProblems([(verdict as { refuse: ConfigProblem }).refuse])).not.toContain("short-key");
+    expect(weakSecretKeyVerdict("short-key", { firstInstall: false, restoring: false })).toEqual({
+      warn: weakSecretKeyWarning("short-key"),
+    });
+    expect(weakSecretKeyVerdict("short-key", { firstInstall: true, restoring: true })).toHaveProperty("warn");
+    expect(weakSecretKeyVerdict("a1b2c3d4e5".repeat(5), fresh)).toBeUndefined();
+    expect(weakSecretKeyVerdict(undefined, fresh)).toBeUndefined();
   });
 
   test("the admin password: the validators Pulp runs on passwords its API sets (8 characters, not only digits)", () => {
