@@ -120,6 +120,8 @@ async function fixUntilPreviewPasses(choose?: (p: ConfigProblem) => string): Pro
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "pulp-config-fix-"));
   fs.copyFileSync(path.join(REPO, "Pulumi.yaml"), path.join(dir, "Pulumi.yaml"));
+  // The CLI checks that Pulumi.yaml's `main` exists; the program itself is served in process (below).
+  fs.writeFileSync(path.join(dir, "index.ts"), "// served by serveProgram\n");
   fs.mkdirSync(path.join(dir, "backend"));
   env = {
     ...process.env,
