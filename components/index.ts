@@ -25,6 +25,10 @@ export type { KubeTarget } from "./upgrade/kubeApi";
 export { UpgradeRefused } from "./upgrade/plan";
 export type { UpgradePlan } from "./upgrade/plan";
 export { RestoreRefused } from "./backup/restorePlan";
+// What the Pulp component decides before it creates anything (upgrade, restore, stop, replicas, routes,
+// optional parts), as plain data: for a preview of an update, or a test, without Pulumi.
+export { decideInstall } from "./decide";
+export type { InstallDecision } from "./decide";
 
 // Backup and restore, which Pulp creates from its `backup` and `restore` config; exported for a program
 // that composes them itself.

@@ -2,13 +2,12 @@ import * as pulumi from "@pulumi/pulumi";
 import { Backup } from "./backup/backup";
 import { RestoreCheck, RestoreJob } from "./backup/restore";
 import { RestoreFetch } from "./backup/restoreFetch";
-import { planRestore } from "./backup/restorePlan";
 import { DataVolumeImports } from "./cdi/dataVolumes";
 import { SuppliedSecrets } from "./config/load";
 import { PulpConfig } from "./config/parse";
 import { SecretName } from "./config/rules";
 import { Database } from "./database/database";
-import { PulpIngress, Backend } from "./ingress/ingress";
+import { PulpIngress } from "./ingress/ingress";
 import { JobGuard } from "./migration/jobGuard";
 import { MigrationJob } from "./migration/migrationJob";
 import { PulpNamespace } from "./namespace/namespace";
@@ -16,12 +15,12 @@ import { Redis, REDIS_PORT } from "./redis/redis";
 import { PulpSecrets } from "./secrets/pulpSecrets";
 import { Settings } from "./settings/settings";
 import { TYPES } from "./contract";
+import { decideInstall, PULP_PROCESSES } from "./decide";
 import { contentHash } from "./shared/hash";
 import { PodSpecOverrides } from "./shared/merge";
-import { fixedName, Identity, labels } from "./shared/labels";
+import { labels } from "./shared/labels";
 import { ArtifactStorage } from "./storage/artifactStorage";
 import { PulpWeb } from "./web/pulpWeb";
-import { CONTAINER_CONTENT_PREFIX, WEB_PORT } from "./web/nginx";
 import {
   API_PORT,
   CONTENT_PORT,
@@ -36,13 +35,9 @@ import { TrustedCa, trusting } from "./trust/trustedCa";
 import { Workload } from "./workload/workload";
 import { Deployed } from "./upgrade/deployed";
 import { KubeTarget } from "./upgrade/kubeApi";
-import { needsAppStatusCleanup, rollOrder, UpgradePlan } from "./upgrade/plan";
+import { UpgradePlan } from "./upgrade/plan";
 import { StopTheWorld } from "./upgrade/stopTheWorld";
-import { decideUpgrade } from "./upgrade/upgrade";
 import { tagOnlyWarning } from "./upgrade/pinning";
-
-/** The processes that heartbeat into the database, and so the ones a stop-the-world upgrade stops. */
-const PULP_PROCESSES = ["api", "content", "worker"] as const;
 
 export interface PulpArgs {
   /** The validated install, from `parseConfig` or `loadConfig`. */
@@ -106,16 +101,17 @@ export class Pulp extends pulumi.ComponentResource {
     }
     const unpinned = tagOnlyWarning(config.image);
     if (unpinned) pulumi.log.warn(unpinned, this);
-    // Refuses before anything is created when the upgrade is not supported.
-    const plan = decideUpgrade(config, args.deployed);
-    this.upgrade = plan;
-    const restorePlan = planRestore(
+    // Every decision, as plain data (decide.ts); refuses before anything is created when the upgrade or
+    // the restore is not supported. From here on the constructor only wires resources from it.
+    const decision = decideInstall(
       config,
       args.deployed,
       new Set(Object.keys(supplied) as SecretName[]), // loadConfig keeps only the keys the stack sets
     );
-    this.restoredBackup = restorePlan.kind === "restore" ? restorePlan.backup : args.deployed.restoredBackup;
-    const identity: Identity = { instance: config.instanceName, version: config.pulpcoreVersion };
+    const { identity, parts, replicas } = decision;
+    const restoring = decision.restore.kind === "restore" ? decision.restore : undefined;
+    this.upgrade = decision.upgrade;
+    this.restoredBackup = decision.restoredBackup;
     const child = { parent: this };
 
     const ns = new PulpNamespace(
@@ -151,7 +147,7 @@ export class Pulp extends pulumi.ComponentResource {
         namespaceName: config.namespace,
         kube: args.cluster,
         identity,
-        imports: config.dataVolumes,
+        imports: decision.dataVolumes,
       },
       child,
     );
@@ -165,7 +161,7 @@ export class Pulp extends pulumi.ComponentResource {
       config.scheduling as Parameters<typeof podDefaults>[0],
       config.imagePullSecrets,
     );
-    const redis = config.redis.enabled
+    const redis = parts.redis
       ? new Redis(
           `${name}-redis`,
           {
@@ -175,14 +171,13 @@ export class Pulp extends pulumi.ComponentResource {
             resources: config.redis.resources,
             podSpecOverrides: config.redis.podSpecOverrides as PodSpecOverrides,
             podDefaults: everyPod,
-            replicas: config.idle ? 0 : 1,
+            replicas: replicas.redis,
           },
           child,
         )
       : undefined;
     if (redis) this.workloads.redis = redis.workload;
 
-    const origin = new URL(config.contentOrigin);
     this.settings = new Settings(
       `${name}-settings`,
       {
@@ -198,7 +193,7 @@ export class Pulp extends pulumi.ComponentResource {
           redis: redis ? { host: redis.host, port: REDIS_PORT } : undefined,
           cacheEnabled: config.cacheEnabled,
           workerType: config.workerType,
-          tokenAuth: config.tokenAuth ? { server: `${origin.origin}/token/` } : undefined,
+          tokenAuth: decision.tokenServer ? { server: decision.tokenServer } : undefined,
           extra: config.extraSettings,
         },
       },
@@ -222,36 +217,35 @@ export class Pulp extends pulumi.ComponentResource {
 
     // A backup that comes in over http is unpacked into a DataVolume's PVC first: before anything stops,
     // so that a failed import (a wrong URL, no room) leaves a live install serving.
-    const restoreImport =
-      restorePlan.kind === "restore" && restorePlan.import
-        ? new DataVolumeImports(
-            `${name}-restore-import`,
-            {
-              namespace,
-              namespaceName: config.namespace,
-              kube: args.cluster,
-              identity,
-              imports: [restorePlan.import],
-              protect: false,
-              role: "backup",
-            },
-            child,
-          )
-        : undefined;
+    const restoreImport = parts.restoreImport
+      ? new DataVolumeImports(
+          `${name}-restore-import`,
+          {
+            namespace,
+            namespaceName: config.namespace,
+            kube: args.cluster,
+            identity,
+            imports: [parts.restoreImport],
+            protect: false,
+            role: "backup",
+          },
+          child,
+        )
+      : undefined;
 
     // A backup in the bucket is fetched into a volume of its own, also before anything stops.
     const restoreFetch =
-      restorePlan.kind === "restore" && restorePlan.fetch
+      restoring && parts.restoreFetch
         ? new RestoreFetch(
             `${name}-restore-fetch`,
             {
               namespace,
               identity,
-              backup: restorePlan.backup,
-              source: restorePlan.fetch,
+              backup: restoring.backup,
+              source: parts.restoreFetch,
               secretAccessKey: supplied.restoreS3SecretAccessKey!,
               pulpImage: config.image,
-              done: restorePlan.done,
+              done: restoring.done,
               timeout: config.migration.timeout,
               podDefaults: everyPod,
             },
@@ -276,19 +270,19 @@ export class Pulp extends pulumi.ComponentResource {
 
     // Whether the backup fits this install, before anything stops: a refusal leaves a live install serving.
     const restoreCheck =
-      restorePlan.kind === "restore"
+      restoring && parts.restoreCheck
         ? new RestoreCheck(
             `${name}-restore-check`,
             {
               namespace,
               identity,
-              backup: restorePlan.backup,
-              claim: restorePlan.claim,
+              backup: restoring.backup,
+              claim: restoring.claim,
               pulpImage: config.image,
               target: config.storage.s3
                 ? { kind: "s3", ...config.storage.s3, secretKey: storage.s3SecretKey! }
                 : { kind: "pvc" },
-              done: restorePlan.done,
+              done: restoring.done,
               podDefaults: everyPod,
               after: [...storage.resources, ...backupBrought],
             },
@@ -296,41 +290,13 @@ export class Pulp extends pulumi.ComponentResource {
           )
         : undefined;
 
-    // When a migration needs every older process gone, they stop and their heartbeats expire before `migrate`;
-    // a restore over the live install stops them so that nothing writes while its data is replaced.
-    const overwrite =
-      restorePlan.kind === "restore" && restorePlan.overwrite ? restorePlan.backup : undefined;
-    const reason =
-      plan.kind === "stop-the-world"
-        ? {
-            from: plan.from,
-            to: plan.to,
-            floor: plan.floor,
-            migrations: plan.migrations,
-            heartbeatTtlSeconds: plan.minimumDowntimeSeconds,
-          }
-        : overwrite
-          ? {
-              from: config.pulpcoreVersion,
-              to: config.pulpcoreVersion,
-              floor: "",
-              migrations: "",
-              heartbeatTtlSeconds: 0,
-              restoring: overwrite,
-            }
-          : undefined;
+    // Every older process stops before `migrate` (a stop-the-world upgrade), or before a restore over the
+    // live install replaces its data (decision.stop.restoring).
     const stop =
-      reason &&
+      decision.stop &&
       new StopTheWorld(
         `${name}-stop-the-world`,
-        {
-          ...reason,
-          namespace,
-          deployments: PULP_PROCESSES.map((p) => fixedName(identity, p)),
-          podsGoneTimeoutSeconds:
-            Math.max(...PULP_PROCESSES.map((p) => config[p].terminationGracePeriodSeconds)) + 60,
-          kube: args.cluster,
-        },
+        { ...decision.stop, namespace, kube: args.cluster },
         {
           ...child,
           dependsOn: [jobGuard, ...backupBrought, ...(restoreCheck ? [restoreCheck.job] : [])],
@@ -338,38 +304,37 @@ export class Pulp extends pulumi.ComponentResource {
       );
 
     // Into the new install's empty database and volume, before the first migration brings it up to date.
-    const restore =
-      restorePlan.kind === "restore"
-        ? new RestoreJob(
-            `${name}-restore`,
-            {
-              namespace,
-              identity,
-              backup: restorePlan.backup,
-              claim: restorePlan.claim,
-              overwrite: restorePlan.overwrite,
-              image: (config.backup.image ?? config.database.cloudnativepg?.imageName)!,
-              done: restorePlan.done,
-              pulpcoreVersion: config.pulpcoreVersion,
-              timeout: config.migration.timeout,
-              database: database.settings,
-              databasePassword: database.password,
-              artifacts: storage.claim ? storage.volume : undefined,
-              keys: secrets,
-              podDefaults: everyPod,
-              after: [
-                jobGuard,
-                ...secrets.resources,
-                ...database.ready,
-                ...storage.resources,
-                ...(stop ? [stop.step] : []),
-                ...backupBrought,
-                ...(restoreCheck ? [restoreCheck.job] : []),
-              ],
-            },
-            child,
-          )
-        : undefined;
+    const restore = restoring
+      ? new RestoreJob(
+          `${name}-restore`,
+          {
+            namespace,
+            identity,
+            backup: restoring.backup,
+            claim: restoring.claim,
+            overwrite: restoring.overwrite,
+            image: parts.restoreImage!, // set whenever a restore is (config/rules.ts requires it)
+            done: restoring.done,
+            pulpcoreVersion: config.pulpcoreVersion,
+            timeout: config.migration.timeout,
+            database: database.settings,
+            databasePassword: database.password,
+            artifacts: storage.claim ? storage.volume : undefined,
+            keys: secrets,
+            podDefaults: everyPod,
+            after: [
+              jobGuard,
+              ...secrets.resources,
+              ...database.ready,
+              ...storage.resources,
+              ...(stop ? [stop.step] : []),
+              ...backupBrought,
+              ...(restoreCheck ? [restoreCheck.job] : []),
+            ],
+          },
+          child,
+        )
+      : undefined;
 
     this.migration = new MigrationJob(
       `${name}-migrate`,
@@ -388,9 +353,9 @@ export class Pulp extends pulumi.ComponentResource {
         podSpecOverrides: config.migration.podSpecOverrides as PodSpecOverrides,
         podDefaults: everyPod,
         plugins: config.plugins,
-        clearStaleAppStatus: needsAppStatusCleanup(config.pulpcoreVersion),
+        clearStaleAppStatus: decision.migration.clearStaleAppStatus,
         restoredBackup: this.restoredBackup,
-        clearCache: this.restoredBackup !== undefined && config.cacheEnabled,
+        clearCache: decision.migration.clearCache,
         after: [
           jobGuard,
           this.settings.secret,
@@ -407,7 +372,7 @@ export class Pulp extends pulumi.ComponentResource {
     );
     this.migrationJobName = this.migration.jobName;
 
-    const backup = config.backup.enabled
+    const backup = parts.backup
       ? new Backup(
           `${name}-backup`,
           {
@@ -429,10 +394,9 @@ export class Pulp extends pulumi.ComponentResource {
       : undefined;
     this.backupCronJobName = backup?.cronJobName;
 
-    const trust =
-      config.trustedCa.certificates || config.trustedCa.configMap
-        ? new TrustedCa(`${name}-trusted-ca`, { namespace, identity, trustedCa: config.trustedCa }, child)
-        : undefined;
+    const trust = parts.trustedCa
+      ? new TrustedCa(`${name}-trusted-ca`, { namespace, identity, trustedCa: config.trustedCa }, child)
+      : undefined;
 
     // Rolls the pods when what they read changes: settings.py (named by its hash) and the secret values
     // that come from the stack config. One-way hashes, so they need not stay secret.
@@ -450,22 +414,8 @@ export class Pulp extends pulumi.ComponentResource {
       ),
     );
 
-    const replicas = (process: PulpProcess): number => {
-      if (config.idle) return 0;
-      if (config.maintenance && process === "worker") return 0;
-      return config[process].replicas;
-    };
-    // Workers before the task dispatchers in an upgrade, after them in a downgrade (plan.ts rollOrder).
-    const order = rollOrder(plan);
-    const waitFor = (process: PulpProcess): pulumi.Resource[] => {
-      if (order === "workers-first" && process !== "worker") return [this.workloads.worker!.deployment];
-      if (order === "workers-last" && process === "worker")
-        return [this.workloads.api!.deployment, this.workloads.content!.deployment];
-      return [];
-    };
-    const creation: PulpProcess[] =
-      order === "workers-first" ? ["worker", "api", "content"] : [...PULP_PROCESSES];
-    for (const process of creation) {
+    // In the decided order; each waits for the Deployments the decision names (workers first in an upgrade).
+    for (const process of decision.creation) {
       const component = config[process];
       this.workloads[process] = new Workload(
         `${name}-${process}`,
@@ -474,7 +424,7 @@ export class Pulp extends pulumi.ComponentResource {
           identity,
           component: process,
           runsPulp: true,
-          replicas: replicas(process),
+          replicas: replicas[process],
           configHash,
           service:
             process === "api"
@@ -499,32 +449,24 @@ export class Pulp extends pulumi.ComponentResource {
             ],
             volumes: [...pulpVolumes(runtime, component.resources), ...(trust?.volumes ?? [])],
           },
-          after: [this.migration.job, ...waitFor(process)],
+          after: [this.migration.job, ...decision.waitFor[process].map((p) => this.workloads[p]!.deployment)],
         },
         child,
       );
     }
 
-    const apiBackend: Backend = { service: fixedName(identity, "api"), port: API_PORT };
-    const contentBackend: Backend = { service: fixedName(identity, "content"), port: CONTENT_PORT };
-    let routes = [
-      { path: config.contentPathPrefix, backend: contentBackend },
-      { path: "/", backend: apiBackend },
-      // Last, so the Routes named by position before it keep their names (paths match by longest prefix).
-      { path: CONTAINER_CONTENT_PREFIX, backend: contentBackend },
-    ];
-    if (config.web.enabled) {
+    if (parts.web) {
       const web = new PulpWeb(
         `${name}-web`,
         {
           namespace,
           identity,
-          web: { ...config.web, replicas: config.idle ? 0 : config.web.replicas },
+          web: { ...config.web, replicas: replicas.web },
           upstreams: {
-            apiHost: apiBackend.service,
-            apiPort: API_PORT,
-            contentHost: contentBackend.service,
-            contentPort: CONTENT_PORT,
+            apiHost: decision.backends.api.service,
+            apiPort: decision.backends.api.port,
+            contentHost: decision.backends.content.service,
+            contentPort: decision.backends.content.port,
             contentPathPrefix: config.contentPathPrefix,
           },
           // nginx resolves its upstream names once, at start: an unknown name is fatal.
@@ -537,14 +479,17 @@ export class Pulp extends pulumi.ComponentResource {
         child,
       );
       this.workloads.web = web.workload;
-      routes = [{ path: "/", backend: { service: fixedName(identity, "web"), port: WEB_PORT } }];
     }
-    if (config.ingress.enabled) {
-      new PulpIngress(`${name}-ingress`, { namespace, identity, ingress: config.ingress, routes }, child);
+    if (parts.ingress) {
+      new PulpIngress(
+        `${name}-ingress`,
+        { namespace, identity, ingress: config.ingress, routes: decision.routes },
+        child,
+      );
     }
 
-    this.apiUrl = `${config.contentOrigin}${config.apiRoot}api/v3/`;
-    this.contentUrl = `${config.contentOrigin}${config.contentPathPrefix}`;
+    this.apiUrl = decision.apiUrl;
+    this.contentUrl = decision.contentUrl;
     this.serviceNames = Object.fromEntries(
       Object.entries(this.workloads)
         .filter(([, w]) => w?.service)
