@@ -44,7 +44,12 @@ export class PulpSecrets extends pulumi.ComponentResource {
       supplied?: pulumi.Output<string>,
     ) => supplied ?? new GeneratedSecret(`${name}-${suffix}`, { kind }, keep).value;
 
-    const secret = (suffix: string, holding: Holding, data: Record<string, pulumi.Input<string>>) => {
+    const secret = (
+      suffix: string,
+      holding: Holding,
+      data: Record<string, pulumi.Input<string>>,
+      options: pulumi.CustomResourceOptions = keep,
+    ) => {
       const resource = new k8s.core.v1.Secret(
         `${name}-${suffix}`,
         {
@@ -57,7 +62,7 @@ export class PulpSecrets extends pulumi.ComponentResource {
           type: "Opaque",
           stringData: data,
         },
-        keep,
+        options,
       );
       this.resources.push(resource);
       return fixedName(args.identity, suffix);
@@ -74,10 +79,17 @@ export class PulpSecrets extends pulumi.ComponentResource {
       }),
       key: DB_FIELDS_KEY_FILE,
     };
+    // The admin password changes by design (the reset Job sets a new one in Pulp), and the provider replaces
+    // a Secret whose data changes (pulumi-kubernetes treats Secrets as immutable): so this one is neither
+    // protected nor retained, and goes before its replacement (a fixed name). Its value lives on in the
+    // stack config, or in the protected GeneratedSecret; the Secret is only its copy in the cluster.
     this.adminPassword = {
-      name: secret("admin-password", "admin-password", {
-        password: valueOf("admin-password", "password", args.supplied.adminPassword),
-      }),
+      name: secret(
+        "admin-password",
+        "admin-password",
+        { password: valueOf("admin-password", "password", args.supplied.adminPassword) },
+        { parent: this, deleteBeforeReplace: true },
+      ),
       key: "password",
     };
     if (args.tokenAuth) {

@@ -112,6 +112,26 @@ test("the admin password that starts with '-' logs in, and the all-digit secret 
   expect(seen).toBe(`str ${sha256(SECRET_KEY)}`);
 });
 
+test("a changed pulp:adminPassword reaches Pulp: the new one logs in, the old one no longer does", async () => {
+  const rotated = { ...pulp, password: "rotated-admin-password-Kp4" };
+  const login = (who: Pulp) => {
+    try {
+      return pulpCli(who, ["user", "show", "--username", "admin"]).username;
+    } catch (e) {
+      return /401|[Ii]nvalid/.test(String(e)) ? "refused" : String(e).slice(-500);
+    }
+  };
+  mustPulumi(STACK, ["config", "set-all", "--secret", `pulp:adminPassword=${rotated.password}`]);
+  timings.passwordRotationUp = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]).seconds;
+  await reconnect();
+  expect({ rotated: login(rotated), old: login(pulp) }).toEqual({ rotated: "admin", old: "refused" });
+  // Back, for the tests after this one.
+  mustPulumi(STACK, ["config", "set-all", "--secret", `pulp:adminPassword=${ADMIN_PASSWORD}`]);
+  mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
+  await reconnect();
+  expect(login(pulp)).toBe("admin");
+});
+
 test("file content: upload, publish, distribute, and download it through the content path with the same sha256", async () => {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pulp-file-")), "hello.bin");
   const data = Buffer.concat([Buffer.from("real pulp\n"), Buffer.alloc(256 * 1024, 7)]);
