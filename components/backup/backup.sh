@@ -144,23 +144,9 @@ fi
 
 # 4. The manifest: what it holds, with sizes and checksums.
 sum() { sha256sum "$1" | cut -d' ' -f1; }
-# HMAC-SHA256 (RFC 2104) in hex of file $2 keyed by file $1, with bash and coreutils alone (this image has no
-# python3, and openssl is not among what backup.image must have). The key goes from its file into this
-# shell's memory and out through printf, a builtin: never an argument or in the environment. As in restore.sh.
-hmac_sha256() {
-  local key ipad='' opad='' i b
-  key=$(od -An -v -tx1 "$1" | tr -d ' \n')
-  ((${#key} <= 128)) || key=$(sha256sum <"$1" | cut -d' ' -f1) # longer than a block (64 bytes): its hash
-  while ((${#key} < 128)); do key+=00; done
-  for ((i = 0; i < 128; i += 2)); do
-    b=$((16#${key:i:2}))
-    printf -v ipad '%s\\x%02x' "$ipad" $((b ^ 0x36))
-    printf -v opad '%s\\x%02x' "$opad" $((b ^ 0x5c))
-  done
-  # shellcheck disable=SC2059 # the pads are the format: printf turns their \xHH into bytes
-  { printf "$opad"; printf "$({ printf "$ipad"; cat "$2"; } | sha256sum | cut -c1-64 | sed 's/../\\x&/g')"; } \
-    | sha256sum | cut -d' ' -f1
-}
+# hmac_sha256 KEY_FILE FILE (keyDigest.sh, shipped beside this script)
+# shellcheck source=keyDigest.sh
+. "$(dirname "${BASH_SOURCE[0]}")/keyDigest.sh"
 # A person may have chosen admin_password: its plain sha256 in the manifest (which upload.py puts beside the
 # archive as <id>.json) could be brute-forced, so it is an HMAC keyed by secret_key, the scheme written
 # before it. The other keys are random (secret_key: 50 characters or more, or the plan warns; Fernet keys;

@@ -19,6 +19,8 @@ import { PULP_PYTHON } from "../workload/pulpProcess";
 
 /** The script the Job runs (shellchecked in the repository, shipped in a ConfigMap). */
 export const BACKUP_SCRIPT = fs.readFileSync(path.join(__dirname, "backup.sh"), "utf8");
+/** hmac_sha256, which backup.sh and restore.sh source from beside themselves (in each one's ConfigMap). */
+export const KEY_DIGEST_SCRIPT = fs.readFileSync(path.join(__dirname, "keyDigest.sh"), "utf8");
 /** Puts each backup into object storage too, when backup.s3 is set (run with Pulp's interpreter). */
 export const UPLOAD_SCRIPT = fs.readFileSync(path.join(__dirname, "upload.py"), "utf8");
 
@@ -160,6 +162,7 @@ export class Backup extends pulumi.ComponentResource {
         metadata: meta(this.cronJobName),
         data: {
           "backup.sh": BACKUP_SCRIPT,
+          "keyDigest.sh": KEY_DIGEST_SCRIPT,
           "config.json": JSON.stringify(args.config, null, 2),
           ...(backup.s3 ? { "upload.py": UPLOAD_SCRIPT } : {}),
         },

@@ -35,22 +35,9 @@ if [[ -n ${TARGET_PULPCORE:-} && -n $backup_core ]] \
   fail "the backup is from pulpcore $backup_core, newer than this install's $TARGET_PULPCORE: restore it with pulp:image at $backup_core or newer"
 fi
 
-# HMAC-SHA256 (RFC 2104) in hex of file $2 keyed by file $1, as backup.sh writes it, with bash and coreutils
-# alone: the key goes from its file through this shell's memory and printf, a builtin, never into argv or env.
-hmac_sha256() {
-  local key ipad='' opad='' i b
-  key=$(od -An -v -tx1 "$1" | tr -d ' \n')
-  ((${#key} <= 128)) || key=$(sha256sum <"$1" | cut -d' ' -f1) # longer than a block (64 bytes): its hash
-  while ((${#key} < 128)); do key+=00; done
-  for ((i = 0; i < 128; i += 2)); do
-    b=$((16#${key:i:2}))
-    printf -v ipad '%s\\x%02x' "$ipad" $((b ^ 0x36))
-    printf -v opad '%s\\x%02x' "$opad" $((b ^ 0x5c))
-  done
-  # shellcheck disable=SC2059 # the pads are the format: printf turns their \xHH into bytes
-  { printf "$opad"; printf "$({ printf "$ipad"; cat "$2"; } | sha256sum | cut -c1-64 | sed 's/../\\x&/g')"; } \
-    | sha256sum | cut -d' ' -f1
-}
+# hmac_sha256 KEY_FILE FILE (keyDigest.sh, shipped beside this script)
+# shellcheck source=keyDigest.sh
+. "$(dirname "${BASH_SOURCE[0]}")/keyDigest.sh"
 # The keys: the db-fields key decrypts what the dump holds encrypted; the others keep logins and the admin.
 # Over a live install they are its own, which the stack keeps (protected): another install's backup, or
 # one from before its keys changed, goes into a new stack instead.

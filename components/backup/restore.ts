@@ -9,7 +9,7 @@ import { fixedName, Identity, labels, runningLabels } from "../shared/labels";
 import { PodDefaults, restricted } from "../workload/podSecurity";
 import { PACKAGE_OF, WAYPOINTS } from "../upgrade/migrations";
 import { PULP_PYTHON } from "../workload/pulpProcess";
-import { InstallData, keyProjection, libpqEnv, storageName } from "./backup";
+import { InstallData, KEY_DIGEST_SCRIPT, keyProjection, libpqEnv, storageName } from "./backup";
 
 /** The script the Job runs (shellchecked in the repository, shipped in a ConfigMap). */
 export const RESTORE_SCRIPT = fs.readFileSync(path.join(__dirname, "restore.sh"), "utf8");
@@ -199,6 +199,7 @@ export class RestoreJob extends pulumi.ComponentResource {
         metadata: { name: jobName, namespace: args.namespace, labels: labels(args.identity, "backup") },
         data: {
           "restore.sh": RESTORE_SCRIPT,
+          "keyDigest.sh": KEY_DIGEST_SCRIPT,
           ...(args.overwrite ? { overwrite: args.backup } : {}),
         },
       },
