@@ -127,17 +127,20 @@ export function skopeoCopy(from: string, to: string, pulp: Pulp): { ok: boolean;
 
 /**
  * Uploads files of `bytes` random bytes into the file repository `repository` with pulp-cli, one after
- * another, until stopped: Pulp is always in or near an upload task. `stop` ends the loop after the upload
- * in flight and resolves with how many completed; it rejects when one failed.
+ * another, until stopped: Pulp is always in or near an upload task. The first starts after
+ * `delaySeconds`. `stop` ends the loop after the upload in flight and resolves with how many completed;
+ * it rejects when one failed.
  */
 export function uploadContinuously(
   pulp: Pulp,
   repository: string,
   bytes: number,
+  delaySeconds = 0,
 ): { stop: () => Promise<number> } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pulp-uploads-"));
   const script = `
     i=0
+    sleep "$DELAY"
     while [[ ! -e $DIR/stop ]]; do
       head -c "$BYTES" /dev/urandom >"$DIR/file"
       "$PULP" --base-url "$BASE_URL" --username admin --password "$PASSWORD" file content upload \
@@ -151,6 +154,7 @@ export function uploadContinuously(
       HOME: dir,
       DIR: dir,
       BYTES: String(bytes),
+      DELAY: String(delaySeconds),
       PULP: path.join(CLIENTS_BIN, "pulp"),
       BASE_URL: pulp.baseUrl,
       PASSWORD: pulp.password,
