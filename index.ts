@@ -10,7 +10,9 @@ import { deployedOutputs, readDeployed } from "./components/upgrade/deployed";
 
 export = async () => {
   const { config, secrets, secretKey } = loadConfig();
-  const deployed = await readDeployed();
+  const cluster = providerCluster();
+  // The install's history in the cluster; this stack's outputs where an older version kept it there.
+  const deployed = await Pulp.history({ config, cluster, deployed: await readDeployed() });
   const weak = weakSecretKeyVerdict(secretKey, {
     firstInstall: deployed.pulpcoreVersion === undefined,
     restoring: config.restore !== undefined,
@@ -21,7 +23,7 @@ export = async () => {
     config,
     secrets,
     deployed,
-    cluster: providerCluster(),
+    cluster,
   });
   return {
     namespace: pulp.namespace,

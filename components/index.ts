@@ -1,7 +1,7 @@
 // The package's public entry (`require("pulp-pulumi")`): the components a platform team instantiates from
 // its own Pulumi program, and what it needs to build their arguments. The repository's own stack program
-// (index.ts) is the worked example: loadConfig, readDeployed and providerCluster feed Pulp; deployedOutputs
-// are the stack outputs the next update's readDeployed reads back.
+// (index.ts) is the worked example: loadConfig and providerCluster feed Pulp.create, which reads the
+// install's upgrade history from the cluster (upgrade/history.ts).
 //
 // Anything not exported here is internal and may change in any release.
 
@@ -19,6 +19,7 @@ export type { ConfigProblem } from "./config/problems";
 export { SECRET_NAMES } from "./config/rules";
 export type { SecretName } from "./config/rules";
 export { FIRST_INSTALL, readDeployed, deployedOutputs } from "./upgrade/deployed";
+export { historyName, readHistory, HistoryMissing } from "./upgrade/history";
 export type { Deployed } from "./upgrade/deployed";
 export { providerCluster, clusterFrom } from "./upgrade/cluster";
 export type { KubeTarget } from "./upgrade/kubeApi";

@@ -34,6 +34,8 @@ import { podDefaults } from "./workload/podSecurity";
 import { TrustedCa, trusting } from "./trust/trustedCa";
 import { Workload } from "./workload/workload";
 import { Deployed } from "./upgrade/deployed";
+import { readHistory } from "./upgrade/history";
+import { recordHistory } from "./upgrade/historyRecord";
 import { KubeTarget } from "./upgrade/kubeApi";
 import { UpgradePlan } from "./upgrade/plan";
 import { StopTheWorld } from "./upgrade/stopTheWorld";
@@ -45,8 +47,10 @@ export interface PulpArgs {
   /** Secret values from the stack config. */
   secrets: SuppliedSecrets;
   /**
-   * What this stack deployed last (upgrade/deployed.ts readDeployed, or FIRST_INSTALL). Required: the
-   * component plans the upgrade from it, so a caller cannot forget the plan and get a rolling upgrade.
+   * What the install deployed last: `Pulp.history` reads it from the cluster (`Pulp.create` does that for
+   * you). Required: the component plans the upgrade from it. Its job guard checks it against the
+   * cluster's record before anything touches the database, so a made-up one (FIRST_INSTALL over a live
+   * install) is refused rather than planned as an install.
    */
   deployed: Deployed;
   /**
@@ -85,6 +89,49 @@ export class Pulp extends pulumi.ComponentResource {
    * update never resolves it, so outputs gated on it keep their last value (see index.ts).
    */
   readonly rolledOut: pulumi.Output<boolean>;
+
+  /**
+   * Reads the install's upgrade history from the cluster (upgrade/history.ts), then creates the
+   * component: how a program creates one. `deployed`, when given, is a record kept elsewhere (the stack
+   * outputs of an older version of the stack program), used only where the cluster has none. Refuses with
+   * a fix when the namespace holds an instance of that name that nothing records.
+   */
+  /**
+   * What the install deployed last, as the cluster records it (upgrade/history.ts). `deployed`, when
+   * given, is a record kept elsewhere (the stack outputs of an older version of the stack program), used
+   * only where the cluster has none. Refuses with a fix when the namespace holds an instance of that name
+   * that nothing records.
+   */
+  static async history(
+    args: Pick<PulpArgs, "config" | "cluster"> & { deployed?: Deployed },
+  ): Promise<Deployed> {
+    const cluster = await knownValue(pulumi.output(args.cluster));
+    // Unknown only while a cluster this program creates does not exist yet: nothing is installed there.
+    // The job guard checks the plan against the cluster again once it is known.
+    if (!cluster) return args.deployed ?? { idle: false };
+    const { deployed, source } = await readHistory({
+      cluster: cluster as KubeTarget,
+      namespace: args.config.namespace,
+      instance: args.config.instanceName,
+      legacy: args.deployed,
+    });
+    if (source === "deployments") {
+      pulumi.log.warn(
+        `${args.config.instanceName} has no upgrade history; planned from the version its Deployments ` +
+          `run (${deployed.pulpcoreVersion}). This update records it.`,
+      );
+    }
+    return deployed;
+  }
+
+  /** Reads the install's history (`Pulp.history`), then creates the component: how a program creates one. */
+  static async create(
+    name: string,
+    args: Omit<PulpArgs, "deployed"> & { deployed?: Deployed },
+    opts?: pulumi.ComponentResourceOptions,
+  ): Promise<Pulp> {
+    return new Pulp(name, { ...args, deployed: await Pulp.history(args) }, opts);
+  }
 
   constructor(name: string, args: PulpArgs, opts?: pulumi.ComponentResourceOptions) {
     super(TYPES.pulp, name, {}, opts);
@@ -264,6 +311,7 @@ export class Pulp extends pulumi.ComponentResource {
         instance: config.instanceName,
         timeout: config.migration.timeout,
         kube: args.cluster,
+        expected: { pulpcoreVersion: args.deployed.pulpcoreVersion },
       },
       child,
     );
@@ -507,6 +555,21 @@ export class Pulp extends pulumi.ComponentResource {
     this.rolledOut = pulumi
       .all(PULP_PROCESSES.map((p) => this.workloads[p]!.deployment.metadata.name))
       .apply(() => true);
+    recordHistory(
+      `${name}-history`,
+      {
+        namespace,
+        identity,
+        rolledOut: this.rolledOut,
+        deployed: {
+          pulpcoreVersion: config.pulpcoreVersion,
+          idle: config.idle,
+          pluginVersions: config.plugins,
+          restoredBackup: this.restoredBackup,
+        },
+      },
+      child,
+    );
     this.registerOutputs({
       namespace: this.namespace,
       apiUrl: this.apiUrl,
@@ -516,4 +579,11 @@ export class Pulp extends pulumi.ComponentResource {
       migrationJobName: this.migrationJobName,
     });
   }
+}
+
+/** The value of `o`, or undefined while it is unknown (a preview before what it comes from exists). */
+async function knownValue<T>(o: pulumi.Output<T>): Promise<pulumi.Unwrap<T> | undefined> {
+  // The SDK's own fields (OutputImpl): `apply` never calls back on an unknown value, so awaiting it would hang.
+  const impl = o as unknown as { isKnown: Promise<boolean>; promise(): Promise<pulumi.Unwrap<T>> };
+  return (await impl.isKnown) ? impl.promise() : undefined;
 }

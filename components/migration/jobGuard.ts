@@ -9,6 +9,7 @@
 // lists the install's Jobs on every preview and update, before anything else that touches the database,
 // and refuses while one is unfinished, naming the command that waits for it.
 import * as pulumi from "@pulumi/pulumi";
+import { findInstall, historyMismatch } from "../upgrade/history";
 import { KubeTarget, kubeApi } from "../upgrade/kubeApi";
 
 export interface JobGuardInputs {
@@ -18,6 +19,11 @@ export interface JobGuardInputs {
   /** pulp:migration.timeout, for the wait command. */
   timeout: string;
   kube: KubeTarget;
+  /**
+   * The release the program planned from (undefined: a new install). Checked against the cluster's
+   * history (upgrade/history.ts), so a program that planned from anything else stops here.
+   */
+  expected?: { pulpcoreVersion?: string };
 }
 
 /** The fields of a Job read here. */
@@ -47,7 +53,7 @@ export function guarded(job: JobStatus, instance: string): boolean {
 /** The refusal for the Jobs that are still running, or undefined when none is. */
 export function runningJobsProblem(
   jobs: JobStatus[],
-  inputs: Omit<JobGuardInputs, "kube">,
+  inputs: Omit<JobGuardInputs, "kube" | "expected">,
 ): string | undefined {
   const running = jobs.filter((j) => unfinished(j) && guarded(j, inputs.instance));
   if (running.length === 0) return undefined;
@@ -80,6 +86,15 @@ export const jobGuardProvider: pulumi.dynamic.ResourceProvider = {
     )) as unknown as { items?: JobStatus[] } | undefined;
     const problem = runningJobsProblem(list?.items ?? [], news);
     if (problem) throw new Error(problem);
+    if (news.expected) {
+      const where = { namespace: news.namespace, instance: news.instance };
+      const mismatch = historyMismatch(
+        await findInstall(api, news.namespace, news.instance),
+        where,
+        news.expected,
+      );
+      if (mismatch) throw new Error(mismatch);
+    }
     return { inputs: news };
   },
   async create() {

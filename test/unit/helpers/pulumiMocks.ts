@@ -3,6 +3,7 @@
 // (logical name + random suffix), records every registration by type, fails on duplicate URNs, and
 // never waits forever on an output that does not resolve.
 import * as pulumi from "@pulumi/pulumi";
+import type { Found } from "../../../components/upgrade/history";
 
 export interface Registered {
   type: string;
@@ -78,7 +79,17 @@ export interface RunOptions {
   stack?: string;
   /** Outputs of the stack's last update, as its StackReference to itself reads them. */
   deployedOutputs?: Record<string, unknown>;
+  /** What the cluster holds for the instance (upgrade/history.ts findInstall); default: nothing. */
+  cluster?: Found;
 }
+
+// Pulp.history reads the cluster; under mocks it reads `RunOptions.cluster` instead, through the real
+// plannedFrom.
+let cluster: Found = { deployments: [] };
+const history = jest.requireActual("../../../components/upgrade/history");
+jest
+  .spyOn(history, "readHistory")
+  .mockImplementation(async (args: any) => history.plannedFrom(cluster, args, args.legacy));
 
 /**
  * Runs `program` under mocks with `config` and resolves once every registration has settled.
@@ -91,6 +102,7 @@ export async function runWithMocks(
 ): Promise<MockRun> {
   const run = new MockRun();
   const stack = options.stack ?? "test";
+  cluster = options.cluster ?? { deployments: [] };
   await pulumi.runtime.setMocks(
     {
       newResource(args) {

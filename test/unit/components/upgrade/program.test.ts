@@ -6,12 +6,17 @@ import * as pulumi from "@pulumi/pulumi";
 import { promiseOf, runWithMocks } from "../../helpers/pulumiMocks";
 import { ConfigError } from "../../../../components/config/problems";
 import { UpgradeRefused } from "../../../../components/upgrade/plan";
+import { Found, historyData, HistoryMissing } from "../../../../components/upgrade/history";
 
-async function runDev(deployedOutputs: Record<string, unknown>, changes: Record<string, unknown> = {}) {
+async function runDev(
+  deployedOutputs: Record<string, unknown>,
+  changes: Record<string, unknown> = {},
+  cluster?: Found,
+) {
   // The kwok scenarios' install (pulpcore 3.85.0 tags): upgrade plans depend only on versions.
   const config = { ...kwokStackConfig(), ...changes };
   const outputs: Record<string, unknown> = {};
-  const run = await runWithMocks({ config, stack: "dev", deployedOutputs }, async () => {
+  const run = await runWithMocks({ config, stack: "dev", deployedOutputs, cluster }, async () => {
     const mod = (await import("../../../../index")) as any;
     const raw: Record<string, unknown> = await (mod.default ?? mod)();
     // The read-back outputs resolve once the Deployments have rolled out: under mocks, at once.
@@ -177,4 +182,57 @@ test("the same upgrade runs once the install is idle", async () => {
 test("the program's refusals are RunErrors to Pulumi's runtime (printed without a stack trace)", () => {
   expect(pulumi.RunError.isInstance(new UpgradeRefused("x"))).toBe(true);
   expect(pulumi.RunError.isInstance(new ConfigError([]))).toBe(true);
+  expect(pulumi.RunError.isInstance(new HistoryMissing("x"))).toBe(true);
+});
+
+// What the cluster holds (upgrade/history.ts), as the stand-in of runWithMocks reads it.
+const LIVE_API = {
+  name: "pulp-api",
+  labels: {
+    "app.kubernetes.io/instance": "pulp",
+    "app.kubernetes.io/component": "api",
+    "app.kubernetes.io/managed-by": "pulumi",
+  },
+  version: "3.84.0",
+  replicas: 1,
+};
+
+test("the plan comes from the history in the cluster: a program that exports nothing still stops the world", async () => {
+  const cluster: Found = {
+    history: historyData({ pulpcoreVersion: "3.84.0", idle: false }),
+    deployments: [LIVE_API],
+  };
+  const { run } = await runDev({}, GUARDED, cluster);
+  expect(run.ofType(TYPES.stopTheWorldStep).map((s) => s.name)).toEqual([
+    "pulp-stop-the-world-3.84.0-to-3.87.0",
+  ]);
+  // The job guard checks the same plan against the cluster again, before anything touches the database.
+  expect(run.ofType("pulumi-nodejs:dynamic/pulp:JobGuard")[0].inputs.expected).toEqual({
+    pulpcoreVersion: "3.84.0",
+  });
+  // The history is written once the Deployments have rolled out, and kept on destroy.
+  const history = run.k8s("ConfigMap", "pulp-deployed");
+  expect(history.inputs.data).toEqual({ pulpcoreVersion: "3.87.0", idle: "false" });
+  expect(history.retainOnDelete).toBe(true);
+  for (const name of ["pulp-api", "pulp-content", "pulp-worker"]) {
+    expect(run.dependenciesOf(history)).toContain(run.k8s("Deployment", name).urn);
+  }
+});
+
+test("an install this program did not roll and nothing records is refused before anything is created", async () => {
+  const foreign = {
+    ...LIVE_API,
+    labels: { "app.kubernetes.io/instance": "pulp", "app.kubernetes.io/component": "api" },
+    version: undefined,
+  };
+  let error: unknown;
+  const { run } = await runDev({}, {}, { deployments: [foreign] }).catch((e) => {
+    error = e;
+    return { run: undefined };
+  });
+  expect(run).toBeUndefined();
+  expect(error).toBeInstanceOf(HistoryMissing);
+  expect(String(error)).toContain(
+    "kubectl create configmap pulp-deployed -n pulp-dev --from-literal=pulpcoreVersion=",
+  );
 });

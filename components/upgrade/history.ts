@@ -1,0 +1,189 @@
+// Each install's upgrade history, kept in its own namespace: the ConfigMap `<instance>-deployed`, which the
+// Pulp component writes once its Deployments have rolled out and reads before it plans the next update.
+// Per instance, so a program may hold many; in the cluster, so a program that exports nothing still plans
+// from it; retained on destroy, like the data it describes. Before it existed, the stack program kept the
+// same record in stack outputs (deployed.ts); those are read when the ConfigMap is absent.
+import { Deployed, pluginVersionsOf } from "./deployed";
+import { KubeApi, KubeTarget, kubeApi } from "./kubeApi";
+
+/** The history ConfigMap's name. */
+export function historyName(instance: string): string {
+  return `${instance}-deployed`;
+}
+
+/** The ConfigMap's data for a deployed release. */
+export function historyData(deployed: Deployed): Record<string, string> {
+  return {
+    pulpcoreVersion: deployed.pulpcoreVersion ?? "",
+    idle: String(deployed.idle),
+    ...(pluginVersionsOf(deployed.pluginVersions)
+      ? { pluginVersions: JSON.stringify(deployed.pluginVersions) }
+      : {}),
+    ...(deployed.restoredBackup ? { restoredBackup: deployed.restoredBackup } : {}),
+  };
+}
+
+/** The ConfigMap's data read back; undefined when it names no pulpcore version. */
+export function deployedOf(data: Record<string, string> | undefined): Deployed | undefined {
+  if (!data?.pulpcoreVersion) return undefined;
+  let plugins: unknown;
+  try {
+    plugins = data.pluginVersions ? JSON.parse(data.pluginVersions) : undefined;
+  } catch {
+    plugins = undefined;
+  }
+  return {
+    pulpcoreVersion: data.pulpcoreVersion,
+    idle: data.idle === "true",
+    pluginVersions: pluginVersionsOf(plugins),
+    restoredBackup: data.restoredBackup || undefined,
+  };
+}
+
+/** A Deployment of the instance, as the cluster has it (the fields read here). */
+export interface LiveDeployment {
+  name: string;
+  labels: Record<string, string>;
+  /** The pod template's `app.kubernetes.io/version`: the pulpcore version this component last rolled. */
+  version?: string;
+  replicas?: number;
+  /** The first container's image. */
+  image?: string;
+}
+
+/** What the cluster holds for an instance. */
+export interface Found {
+  history?: Record<string, string>;
+  deployments: LiveDeployment[];
+}
+
+/** Reads the history ConfigMap and the instance's Deployments (nothing when the namespace is absent). */
+export async function findInstall(api: KubeApi, namespace: string, instance: string): Promise<Found> {
+  const ns = encodeURIComponent(namespace);
+  const cm = (await api.request(
+    "GET",
+    `/api/v1/namespaces/${ns}/configmaps/${encodeURIComponent(historyName(instance))}`,
+  )) as unknown as { data?: Record<string, string> } | undefined;
+  const selector = encodeURIComponent(`app.kubernetes.io/instance=${instance}`);
+  const list = (await api.request(
+    "GET",
+    `/apis/apps/v1/namespaces/${ns}/deployments?labelSelector=${selector}`,
+  )) as unknown as
+    | {
+        items?: {
+          metadata: { name: string; labels?: Record<string, string> };
+          spec?: {
+            replicas?: number;
+            template?: {
+              metadata?: { labels?: Record<string, string> };
+              spec?: { containers?: { image?: string }[] };
+            };
+          };
+        }[];
+      }
+    | undefined;
+  return {
+    history: cm ? (cm.data ?? {}) : undefined,
+    deployments: (list?.items ?? []).map((d) => ({
+      name: d.metadata.name,
+      labels: d.metadata.labels ?? {},
+      version: d.spec?.template?.metadata?.labels?.["app.kubernetes.io/version"],
+      replicas: d.spec?.replicas,
+      image: d.spec?.template?.spec?.containers?.[0]?.image,
+    })),
+  };
+}
+
+/** Pulp's own processes: the Deployments whose version label says which release ran its migrations. */
+const PULP_PROCESSES = ["api", "content", "worker"];
+
+/** Refused: an install is there, and nothing says which release it runs. Printed without a stack trace. */
+export class HistoryMissing extends Error {
+  readonly __pulumiRunError = true;
+}
+
+/**
+ * What the next update plans from: the history ConfigMap; else the stack outputs an older version of the
+ * stack program kept (`legacy`); else, for Deployments this component rolled, the version on their pod
+ * templates (each was rolled only after that release's migrations completed); else, with no Deployment
+ * of the instance, a first install. Deployments this component did not roll (pulp-operator's, or made by
+ * hand) are refused: nothing says which migrations their database ran, and "install" would run them over
+ * it. `fix` is the command that records the history by hand.
+ */
+export function plannedFrom(
+  found: Found,
+  where: { namespace: string; instance: string },
+  legacy?: Deployed,
+): { deployed: Deployed; source: "history" | "stack outputs" | "deployments" | "none" } {
+  const recorded = deployedOf(found.history);
+  if (recorded) return { deployed: recorded, source: "history" };
+  if (legacy?.pulpcoreVersion) return { deployed: legacy, source: "stack outputs" };
+  const pulp = found.deployments.filter((d) =>
+    PULP_PROCESSES.includes(d.labels["app.kubernetes.io/component"] ?? ""),
+  );
+  if (found.deployments.length === 0) return { deployed: { idle: false }, source: "none" };
+  const ours = pulp.filter((d) => d.labels["app.kubernetes.io/managed-by"] === "pulumi" && d.version);
+  const versions = [...new Set(ours.map((d) => d.version!))];
+  if (ours.length > 0 && ours.length === pulp.length && versions.length === 1) {
+    return {
+      deployed: { pulpcoreVersion: versions[0], idle: ours.every((d) => d.replicas === 0) },
+      source: "deployments",
+    };
+  }
+  const names = found.deployments.map((d) => d.name).join(", ");
+  // Each was rolled after its release's migrations completed: the database runs the newest one's. Else
+  // the api image's tag, when it is a version (the upstream images are tagged by pulpcore's).
+  const newest = [...versions].sort((a, b) => a.localeCompare(b, "en", { numeric: true })).pop();
+  const tagged = /:(\d+\.\d+\.\d+)(?:@|$)/.exec(
+    pulp.find((d) => d.labels["app.kubernetes.io/component"] === "api")?.image ?? "",
+  )?.[1];
+  const running = newest ?? tagged ?? "<the pulpcore version it runs>";
+  throw new HistoryMissing(
+    `Pulp instance ${where.instance} in namespace ${where.namespace} is already installed ` +
+      `(deployments ${names}), but has no upgrade history (configmap ${historyName(where.instance)}), ` +
+      `and ${versions.length > 1 ? `its Deployments run different versions (${versions.join(", ")})` : "nothing says which release its database runs"}. ` +
+      `Planning it as a new install would run migrations over live data, so nothing was changed. ` +
+      `Record the pulpcore version it runs (pulp status shows it), then run the update again:\n` +
+      `  kubectl create configmap ${historyName(where.instance)} -n ${where.namespace} ` +
+      `--from-literal=pulpcoreVersion=${running} --from-literal=idle=false`,
+  );
+}
+
+/** plannedFrom, with what the cluster holds read through `cluster`. */
+export async function readHistory(args: {
+  cluster: KubeTarget;
+  namespace: string;
+  instance: string;
+  legacy?: Deployed;
+}): Promise<{ deployed: Deployed; source: string }> {
+  const found = await findInstall(kubeApi(args.cluster), args.namespace, args.instance);
+  return plannedFrom(found, args, args.legacy);
+}
+
+/**
+ * The refusal when a program planned from a release other than the one the cluster records (a `deployed`
+ * it made up, or FIRST_INSTALL over a live install), or undefined when they agree.
+ */
+export function historyMismatch(
+  found: Found,
+  where: { namespace: string; instance: string },
+  expected: { pulpcoreVersion?: string },
+): string | undefined {
+  let actual: Deployed;
+  try {
+    actual = plannedFrom(found, where).deployed;
+  } catch (e) {
+    // Foreign Deployments: a plan from a version the caller knows is accepted; a first install is not.
+    if (expected.pulpcoreVersion) return undefined;
+    return (e as Error).message;
+  }
+  if (!found.history && expected.pulpcoreVersion) return undefined; // stack outputs of an older program
+  if ((actual.pulpcoreVersion ?? "") === (expected.pulpcoreVersion ?? "")) return undefined;
+  return (
+    `Pulp instance ${where.instance} was planned as ` +
+    `${expected.pulpcoreVersion ? `an update from pulpcore ${expected.pulpcoreVersion}` : "a new install"}, ` +
+    `but the cluster records pulpcore ${actual.pulpcoreVersion} (configmap ${historyName(where.instance)} ` +
+    `in namespace ${where.namespace}); nothing was changed. Let the component read its history: ` +
+    `create it with \`await Pulp.create(name, args)\`, or pass \`deployed: (await readHistory(...)).deployed\`.`
+  );
+}

@@ -1,0 +1,89 @@
+// Kwok bed, real engine: each install's upgrade history lives in its namespace (configmap
+// <instance>-deployed), written by the component once an update rolled out, read before the next plan,
+// kept on destroy. An instance of the same name that nothing records (pulp-operator's, say) is refused
+// with a kubectl command, and that command pasted as printed makes the next preview pass.
+import {
+  dropStack,
+  freshStack,
+  getJson,
+  kubectl,
+  kubectlTry,
+  mustPulumi,
+  pulumi,
+} from "../../testbed/harness";
+
+jest.setTimeout(20 * 60 * 1000);
+
+const STACK = "history";
+const NS = "pulp-history";
+const HISTORY = "pulp-deployed";
+
+beforeAll(() => freshStack(STACK, { namespace: NS }), 10 * 60 * 1000);
+
+afterAll(() => {
+  pulumi(STACK, ["destroy", "--yes", "--skip-preview", "--exclude-protected"]);
+  dropStack(STACK, NS);
+});
+
+/** The first line that starts with `kubectl create configmap` in what a run printed. */
+const fixIn = (said: string) => /kubectl create configmap [^\n]*/.exec(said)?.[0].trim();
+
+test("an install this program did not make is refused, and the printed kubectl command lets the preview plan from its version", () => {
+  // What pulp-operator leaves: a Deployment with the instance's labels and no history.
+  kubectl(["create", "namespace", NS]);
+  kubectl(["create", "deployment", "pulp-api", "-n", NS, "--image=quay.io/pulp/pulp-minimal:3.85.0"]);
+  kubectl([
+    "label",
+    "deployment",
+    "pulp-api",
+    "-n",
+    NS,
+    "app.kubernetes.io/instance=pulp",
+    "app.kubernetes.io/component=api",
+  ]);
+  const refused = pulumi(STACK, ["preview"]);
+  const said = `${refused.stdout}${refused.stderr}`;
+  expect(refused.code).not.toBe(0);
+  expect(said).toContain(
+    `Pulp instance pulp in namespace ${NS} is already installed (deployments pulp-api), but has no upgrade history`,
+  );
+  const fix = fixIn(said);
+  expect(fix).toBe(
+    `kubectl create configmap ${HISTORY} -n ${NS} --from-literal=pulpcoreVersion=3.85.0 --from-literal=idle=false`,
+  );
+  kubectl(fix!.split(" ").slice(1));
+  const planned = pulumi(STACK, ["preview", "--json"]);
+  expect({ code: planned.code, out: planned.code === 0 ? "" : planned.stdout.slice(-3000) }).toEqual({
+    code: 0,
+    out: "",
+  });
+  const messages = (JSON.parse(planned.stdout).diagnostics as { message: string }[]).map((d) => d.message);
+  expect(messages.filter((m) => m.includes("Upgrade plan ["))).toEqual([
+    expect.stringMatching(/Upgrade plan \[none\]: pulpcore 3\.85\.0 stays; no upgrade/),
+  ]);
+  kubectl(["delete", "namespace", NS, "--wait=true", "--timeout=120s"]);
+});
+
+test("an install records its history; without it the next plan comes from its Deployments, and destroy keeps it", () => {
+  mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
+  expect(getJson(["configmap", HISTORY, "-n", NS]).data).toEqual({
+    pulpcoreVersion: "3.85.0",
+    idle: "false",
+  });
+
+  // As an install of an older version of this program has it: no ConfigMap.
+  kubectl(["delete", "configmap", HISTORY, "-n", NS]);
+  const planned = pulumi(STACK, ["up", "--yes", "--skip-preview"]);
+  expect(planned.code).toBe(0);
+  expect(planned.stdout).toContain(
+    "pulp has no upgrade history; planned from the version its Deployments run (3.85.0)",
+  );
+  expect(planned.stdout).not.toContain("Upgrade plan [install]");
+  expect(getJson(["configmap", HISTORY, "-n", NS]).data).toEqual({
+    pulpcoreVersion: "3.85.0",
+    idle: "false",
+  });
+
+  mustPulumi(STACK, ["destroy", "--yes", "--skip-preview", "--exclude-protected"]);
+  expect(kubectlTry(["get", "configmap", HISTORY, "-n", NS]).ok).toBe(true);
+});

@@ -1,0 +1,121 @@
+// Unit (no Pulumi): what an update plans from, given what the cluster holds for the instance, and the job
+// guard's check of a plan a program made up against the cluster's record.
+import {
+  deployedOf,
+  Found,
+  historyData,
+  historyMismatch,
+  HistoryMissing,
+  plannedFrom,
+} from "../../../../components/upgrade/history";
+
+const WHERE = { namespace: "pulp-dev", instance: "pulp" };
+const ours = (component: string, version: string, replicas = 1) => ({
+  name: `pulp-${component}`,
+  labels: {
+    "app.kubernetes.io/instance": "pulp",
+    "app.kubernetes.io/component": component,
+    "app.kubernetes.io/managed-by": "pulumi",
+  },
+  version,
+  replicas,
+});
+const rolled = (version: string, replicas = 1): Found => ({
+  deployments: ["api", "content", "worker", "web"].map((c) =>
+    c === "web" ? { ...ours(c, "", replicas), version: undefined } : ours(c, version, replicas),
+  ),
+});
+
+test("the history ConfigMap round-trips what was deployed", () => {
+  const deployed = {
+    pulpcoreVersion: "3.85.1",
+    idle: true,
+    pluginVersions: { rpm: "3.29.0" },
+    restoredBackup: "20261125T100000Z",
+  };
+  expect(deployedOf(historyData(deployed))).toEqual(deployed);
+  expect(historyData({ pulpcoreVersion: "3.85.1", idle: false, pluginVersions: {} })).toEqual({
+    pulpcoreVersion: "3.85.1",
+    idle: "false",
+  });
+  expect(deployedOf({ pulpcoreVersion: "3.85.1", pluginVersions: "not json" })).toEqual({
+    pulpcoreVersion: "3.85.1",
+    idle: false,
+    pluginVersions: undefined,
+    restoredBackup: undefined,
+  });
+  expect(deployedOf({ idle: "false" })).toBeUndefined();
+});
+
+test("the cluster's history wins over the stack outputs an older program kept", () => {
+  const found = { ...rolled("3.85.1"), history: historyData({ pulpcoreVersion: "3.85.1", idle: false }) };
+  expect(plannedFrom(found, WHERE, { pulpcoreVersion: "3.84.0", idle: false })).toEqual({
+    deployed: {
+      pulpcoreVersion: "3.85.1",
+      idle: false,
+      pluginVersions: undefined,
+      restoredBackup: undefined,
+    },
+    source: "history",
+  });
+});
+
+test("without a history ConfigMap: stack outputs, else the version this program rolled, else a new install", () => {
+  const legacy = { pulpcoreVersion: "3.84.0", idle: false, pluginVersions: { rpm: "3.29.0" } };
+  expect(plannedFrom(rolled("3.85.1"), WHERE, legacy)).toEqual({ deployed: legacy, source: "stack outputs" });
+  expect(plannedFrom(rolled("3.85.1"), WHERE)).toEqual({
+    deployed: { pulpcoreVersion: "3.85.1", idle: false },
+    source: "deployments",
+  });
+  expect(plannedFrom(rolled("3.85.1", 0), WHERE).deployed.idle).toBe(true);
+  expect(plannedFrom({ deployments: [] }, WHERE)).toEqual({ deployed: { idle: false }, source: "none" });
+});
+
+test("Deployments this program did not roll are refused, with the command that records the version", () => {
+  // pulp-operator's: its own labels, no version on the pod template this program writes.
+  const operator: Found = {
+    deployments: [
+      {
+        name: "pulp-api",
+        labels: { "app.kubernetes.io/instance": "pulp", "app.kubernetes.io/component": "api" },
+      },
+    ],
+  };
+  expect(() => plannedFrom(operator, WHERE)).toThrow(HistoryMissing);
+  expect(() => plannedFrom(operator, WHERE)).toThrow(
+    "Pulp instance pulp in namespace pulp-dev is already installed (deployments pulp-api), but has no " +
+      "upgrade history (configmap pulp-deployed)",
+  );
+  expect(() => plannedFrom(operator, WHERE)).toThrow(
+    "kubectl create configmap pulp-deployed -n pulp-dev --from-literal=pulpcoreVersion=<the pulpcore " +
+      "version it runs> --from-literal=idle=false",
+  );
+  // Its image's tag is the likely version: the command is ready to paste once pulp status agrees.
+  const tagged: Found = {
+    deployments: [{ ...operator.deployments[0], image: "quay.io/pulp/pulp-minimal:3.85.1@sha256:0f" }],
+  };
+  expect(() => plannedFrom(tagged, WHERE)).toThrow("--from-literal=pulpcoreVersion=3.85.1 ");
+  // Ours, but half rolled: two versions; the newer one's migrations ran (3.10 after 3.9, not before).
+  const half: Found = {
+    deployments: [ours("api", "3.10.1"), ours("content", "3.9.0"), ours("worker", "3.10.1")],
+  };
+  expect(() => plannedFrom(half, WHERE)).toThrow("its Deployments run different versions (3.10.1, 3.9.0)");
+  expect(() => plannedFrom(half, WHERE)).toThrow("--from-literal=pulpcoreVersion=3.10.1 ");
+});
+
+test("the job guard refuses a plan the cluster does not record, and accepts the one it does", () => {
+  const recorded = { ...rolled("3.85.1"), history: historyData({ pulpcoreVersion: "3.85.1", idle: false }) };
+  // FIRST_INSTALL over a live install: the fail-open case of a program that kept no history.
+  expect(historyMismatch(recorded, WHERE, {})).toContain(
+    "Pulp instance pulp was planned as a new install, but the cluster records pulpcore 3.85.1 " +
+      "(configmap pulp-deployed in namespace pulp-dev); nothing was changed.",
+  );
+  expect(historyMismatch(recorded, WHERE, { pulpcoreVersion: "3.84.0" })).toContain(
+    "planned as an update from pulpcore 3.84.0, but the cluster records pulpcore 3.85.1",
+  );
+  expect(historyMismatch(recorded, WHERE, { pulpcoreVersion: "3.85.1" })).toBeUndefined();
+  expect(historyMismatch(rolled("3.85.1"), WHERE, {})).toContain("cluster records pulpcore 3.85.1");
+  expect(historyMismatch({ deployments: [] }, WHERE, {})).toBeUndefined();
+  // An older stack's outputs, before its first update records the history.
+  expect(historyMismatch(rolled("3.85.1"), WHERE, { pulpcoreVersion: "3.84.0" })).toBeUndefined();
+});
