@@ -54,8 +54,10 @@ export interface PulpArgs {
    */
   deployed: Deployed;
   /**
-   * The cluster the component deploys to, as the default Kubernetes provider finds it (upgrade/cluster.ts
-   * providerCluster). The stop-the-world step makes its API calls there and nowhere else.
+   * The cluster the Kubernetes provider deploys to: `providerCluster()` for the default provider (the
+   * `kubernetes:` config); for a provider of your own, the kubeconfig you gave it. The stop-the-world
+   * step, the job guard and the import watch make their API calls there; the job guard refuses before
+   * anything stops when the namespace's uid differs between the two.
    */
   cluster: pulumi.Input<KubeTarget>;
 }
@@ -136,16 +138,12 @@ export class Pulp extends pulumi.ComponentResource {
   constructor(name: string, args: PulpArgs, opts?: pulumi.ComponentResourceOptions) {
     super(TYPES.pulp, name, {}, opts);
     const { config, secrets: supplied } = args;
-    // The stop-the-world step reaches the cluster through `args.cluster`, the default provider's. A
-    // provider given here could point elsewhere, and the step would stop Pulp in the wrong cluster.
-    const providers = opts?.providers;
-    if (opts?.provider || (providers && Object.keys(providers).length > 0)) {
-      throw new pulumi.ResourceError(
-        "Pulp deploys through the default Kubernetes provider (the kubernetes: config), the one its " +
-          "stop-the-world step also uses; do not pass provider or providers",
-        this,
-      );
-    }
+    // A provider of the caller's: the namespace is read through it too, so that the job guard can check
+    // that `args.cluster` (what the stop-the-world step, the job guard and the import watch call) is the
+    // provider's cluster before anything stops or migrates.
+    const ownProvider =
+      opts?.provider !== undefined ||
+      (opts?.providers !== undefined && Object.keys(opts.providers).length > 0);
     const unpinned = tagOnlyWarning(config.image);
     if (unpinned) pulumi.log.warn(unpinned, this);
     // Every decision, as plain data (decide.ts); refuses before anything is created when the upgrade or
@@ -163,7 +161,12 @@ export class Pulp extends pulumi.ComponentResource {
 
     const ns = new PulpNamespace(
       `${name}-namespace`,
-      { name: config.namespace, create: config.createNamespace, labels: labels(identity, "config") },
+      {
+        name: config.namespace,
+        create: config.createNamespace,
+        labels: labels(identity, "config"),
+        read: ownProvider,
+      },
       child,
     );
     this.namespace = ns.name;
@@ -312,6 +315,7 @@ export class Pulp extends pulumi.ComponentResource {
         timeout: config.migration.timeout,
         kube: args.cluster,
         expected: { pulpcoreVersion: args.deployed.pulpcoreVersion },
+        namespaceUid: ns.uid,
       },
       child,
     );

@@ -24,6 +24,12 @@ export interface JobGuardInputs {
    * history (upgrade/history.ts), so a program that planned from anything else stops here.
    */
   expected?: { pulpcoreVersion?: string };
+  /**
+   * The namespace's uid as the Kubernetes provider sees it: compared with what `kube` sees, so that the
+   * steps that call the API themselves act on the cluster the provider deploys to. Unknown in the preview
+   * of a first install (the namespace does not exist yet); checked in the update.
+   */
+  namespaceUid?: string;
 }
 
 /** The fields of a Job read here. */
@@ -53,7 +59,7 @@ export function guarded(job: JobStatus, instance: string): boolean {
 /** The refusal for the Jobs that are still running, or undefined when none is. */
 export function runningJobsProblem(
   jobs: JobStatus[],
-  inputs: Omit<JobGuardInputs, "kube" | "expected">,
+  inputs: Omit<JobGuardInputs, "kube" | "expected" | "namespaceUid">,
 ): string | undefined {
   const running = jobs.filter((j) => unfinished(j) && guarded(j, inputs.instance));
   if (running.length === 0) return undefined;
@@ -76,9 +82,33 @@ export function runningJobsProblem(
   );
 }
 
+/** The refusal when the provider and `kube` are two clusters. */
+export function clusterMismatch(
+  namespace: string,
+  providerUid: string,
+  seenUid: string | undefined,
+  server: string,
+): string {
+  return (
+    `The Kubernetes provider and the cluster the Pulp component was given are not the same: namespace ` +
+    `${namespace} has uid ${providerUid} through the provider, and ${seenUid ? `uid ${seenUid}` : "does not exist"} ` +
+    `at ${server}. Nothing was stopped, migrated or restored. Pass the same cluster to both: the kubeconfig ` +
+    `you gave the provider as the component's \`cluster: { kubeconfig }\` (and the same context).`
+  );
+}
+
 export const jobGuardProvider: pulumi.dynamic.ResourceProvider = {
   async check(_olds: JobGuardInputs, news: JobGuardInputs) {
     const api = kubeApi(news.kube);
+    // A value the engine does not know yet arrives as its unknown sentinel (pulumi runtime/rpc.ts).
+    const unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+    if (news.namespaceUid && news.namespaceUid !== unknown) {
+      const seen = await api.request("GET", `/api/v1/namespaces/${encodeURIComponent(news.namespace)}`);
+      const uid = (seen as unknown as { metadata?: { uid?: string } } | undefined)?.metadata?.uid;
+      if (uid !== news.namespaceUid) {
+        throw new Error(clusterMismatch(news.namespace, news.namespaceUid, uid, api.server));
+      }
+    }
     const selector = encodeURIComponent(`app.kubernetes.io/instance=${news.instance}`);
     const list = (await api.request(
       "GET",
@@ -105,9 +135,10 @@ export const jobGuardProvider: pulumi.dynamic.ResourceProvider = {
   },
 };
 
-export type JobGuardArgs = Omit<JobGuardInputs, "kube"> & {
+export type JobGuardArgs = Omit<JobGuardInputs, "kube" | "namespaceUid"> & {
   /** May hold a whole kubeconfig: a secret in the state. */
   kube: pulumi.Input<KubeTarget>;
+  namespaceUid?: pulumi.Input<string>;
 };
 
 /** The check itself: the restore and migration Jobs (and the stop-the-world step) depend on it. */

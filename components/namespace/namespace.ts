@@ -15,12 +15,19 @@ export interface PulpNamespaceArgs {
   /** false: the namespace exists already and is managed elsewhere (its labels are then not set here). */
   create: boolean;
   labels: Record<string, string>;
+  /** With create false: read the namespace through the provider anyway, for its uid. */
+  read?: boolean;
 }
 
 /** The namespace Pulp lives in, labelled to enforce Pod Security `restricted`. */
 export class PulpNamespace extends pulumi.ComponentResource {
   readonly name: pulumi.Output<string>;
   readonly namespace?: k8s.core.v1.Namespace;
+  /**
+   * The namespace's uid as the Kubernetes provider sees it (undefined when neither created nor read): the
+   * job guard compares it with what its own client sees, so both are known to be the same cluster.
+   */
+  readonly uid?: pulumi.Output<string>;
 
   constructor(name: string, args: PulpNamespaceArgs, opts?: pulumi.ComponentResourceOptions) {
     super("pulp:namespace:PulpNamespace", name, {}, opts);
@@ -38,8 +45,10 @@ export class PulpNamespace extends pulumi.ComponentResource {
         { parent: this, retainOnDelete: true },
       );
       this.name = this.namespace.metadata.name;
+      this.uid = this.namespace.metadata.uid;
     } else {
       this.name = pulumi.output(args.name);
+      if (args.read) this.uid = k8s.core.v1.Namespace.get(name, args.name, { parent: this }).metadata.uid;
     }
     this.registerOutputs({ name: this.name });
   }

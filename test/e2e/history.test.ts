@@ -31,37 +31,41 @@ const fixIn = (said: string) => /kubectl create configmap [^\n]*/.exec(said)?.[0
 test("an install this program did not make is refused, and the printed kubectl command lets the preview plan from its version", () => {
   // What pulp-operator leaves: a Deployment with the instance's labels and no history.
   kubectl(["create", "namespace", NS]);
-  kubectl(["create", "deployment", "pulp-api", "-n", NS, "--image=quay.io/pulp/pulp-minimal:3.85.0"]);
-  kubectl([
-    "label",
-    "deployment",
-    "pulp-api",
-    "-n",
-    NS,
-    "app.kubernetes.io/instance=pulp",
-    "app.kubernetes.io/component=api",
-  ]);
-  const refused = pulumi(STACK, ["preview"]);
-  const said = `${refused.stdout}${refused.stderr}`;
-  expect(refused.code).not.toBe(0);
-  expect(said).toContain(
-    `Pulp instance pulp in namespace ${NS} is already installed (deployments pulp-api), but has no upgrade history`,
-  );
-  const fix = fixIn(said);
-  expect(fix).toBe(
-    `kubectl create configmap ${HISTORY} -n ${NS} --from-literal=pulpcoreVersion=3.85.0 --from-literal=idle=false`,
-  );
-  kubectl(fix!.split(" ").slice(1));
-  const planned = pulumi(STACK, ["preview", "--json"]);
-  expect({ code: planned.code, out: planned.code === 0 ? "" : planned.stdout.slice(-3000) }).toEqual({
-    code: 0,
-    out: "",
-  });
-  const messages = (JSON.parse(planned.stdout).diagnostics as { message: string }[]).map((d) => d.message);
-  expect(messages.filter((m) => m.includes("Upgrade plan ["))).toEqual([
-    expect.stringMatching(/Upgrade plan \[none\]: pulpcore 3\.85\.0 stays; no upgrade/),
-  ]);
-  kubectl(["delete", "namespace", NS, "--wait=true", "--timeout=120s"]);
+  try {
+    kubectl(["create", "deployment", "pulp-api", "-n", NS, "--image=quay.io/pulp/pulp-minimal:3.84.0"]);
+    kubectl([
+      "label",
+      "deployment",
+      "pulp-api",
+      "-n",
+      NS,
+      "app.kubernetes.io/instance=pulp",
+      "app.kubernetes.io/component=api",
+    ]);
+    const refused = pulumi(STACK, ["preview"]);
+    const said = `${refused.stdout}${refused.stderr}`;
+    expect(refused.code).not.toBe(0);
+    expect(said).toContain(
+      `Pulp instance pulp in namespace ${NS} is already installed (deployments pulp-api), but has no upgrade history`,
+    );
+    const fix = fixIn(said);
+    expect(fix).toBe(
+      `kubectl create configmap ${HISTORY} -n ${NS} --from-literal=pulpcoreVersion=3.84.0 --from-literal=idle=false`,
+    );
+    kubectl(fix!.split(" ").slice(1));
+    const planned = pulumi(STACK, ["preview", "--json"]);
+    expect({ code: planned.code, out: planned.code === 0 ? "" : planned.stdout.slice(-3000) }).toEqual({
+      code: 0,
+      out: "",
+    });
+    const messages = (JSON.parse(planned.stdout).diagnostics as { message: string }[]).map((d) => d.message);
+    // Planned as an upgrade from the version the command recorded, not as an install.
+    expect(messages.filter((m) => m.includes("Upgrade plan ["))).toEqual([
+      expect.stringMatching(/Upgrade plan \[[a-z-]+\]: upgrade 3\.84\.0 -> 3\.85\.0/),
+    ]);
+  } finally {
+    kubectl(["delete", "namespace", NS, "--wait=true", "--timeout=120s"]);
+  }
 });
 
 test("an install records its history; without it the next plan comes from its Deployments, and destroy keeps it", () => {

@@ -18,6 +18,8 @@ export interface Registered {
   protect: boolean;
   retainOnDelete: boolean;
   deleteBeforeReplace: boolean;
+  /** The provider reference (`<urn>::<id>`; "" for the default provider). */
+  provider: string;
   /** The `import` resource option ("" when none). */
   importId: string;
   ignoreChanges: string[];
@@ -158,6 +160,7 @@ export async function runWithMocks(
           deleteBeforeReplace: req.getDeletebeforereplace() === true,
           importId: req.getImportid() ?? "",
           ignoreChanges: req.getIgnorechangesList() ?? [],
+          provider: req.getProvider() ?? "",
         });
       }
       callback(err, res);

@@ -4,7 +4,12 @@
 // would otherwise replace the running Job is pulumi-kubernetes' Diff (provider.go@v4.25.0, read, not run).
 import * as http from "http";
 import { AddressInfo } from "net";
-import { JobStatus, jobGuardProvider, unfinished } from "../../../../components/migration/jobGuard";
+import {
+  JobGuardInputs,
+  JobStatus,
+  jobGuardProvider,
+  unfinished,
+} from "../../../../components/migration/jobGuard";
 
 const job = (name: string, component: string, status: JobStatus["status"], suspend = false): JobStatus => ({
   metadata: {
@@ -20,6 +25,8 @@ const RUNNING = { startTime: "2026-11-25T10:00:00Z", active: 1 };
 
 let server: http.Server;
 let jobs: JobStatus[] = [];
+/** The uid of namespace pulp in this stand-in cluster. */
+const namespaceUid = "6f1d2c3b-0000-4000-8000-00000000000b";
 const requests: string[] = [];
 let kubeconfig: string;
 
@@ -27,6 +34,10 @@ beforeAll(async () => {
   server = http.createServer((req, res) => {
     requests.push(req.url ?? "");
     res.setHeader("Content-Type", "application/json");
+    if (req.url === "/api/v1/namespaces/pulp") {
+      res.end(JSON.stringify({ kind: "Namespace", metadata: { name: "pulp", uid: namespaceUid } }));
+      return;
+    }
     res.end(JSON.stringify({ kind: "JobList", items: jobs }));
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -40,10 +51,11 @@ beforeAll(async () => {
     "",
   ].join("\n");
 });
+const requestsServer = () => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-const check = (instance = "pulp") => {
-  const inputs = { namespace: "pulp", instance, timeout: "6h", kube: { kubeconfig } };
+const check = (instance = "pulp", more: Partial<JobGuardInputs> = {}) => {
+  const inputs = { namespace: "pulp", instance, timeout: "6h", kube: { kubeconfig }, ...more };
   return jobGuardProvider.check!({}, inputs);
 };
 
@@ -95,4 +107,24 @@ test("unfinished", () => {
   expect(unfinished(job("a", "migration", FAILED))).toBe(false);
   expect(unfinished(job("a", "migration", { conditions: [{ type: "Failed", status: "False" }] }))).toBe(true);
   expect(unfinished(job("a", "migration", RUNNING, true))).toBe(false);
+});
+
+// Two clusters: the provider's, where namespace pulp has one uid, and this stand-in, where it has another.
+test("a provider and a cluster argument that are two clusters are refused before anything stops", async () => {
+  jobs = [];
+  const providers = "6f1d2c3b-0000-4000-8000-00000000000a";
+  const refused = await check("pulp", { namespaceUid: providers }).catch((e: Error) => e.message);
+  expect(refused).toBe(
+    `The Kubernetes provider and the cluster the Pulp component was given are not the same: namespace pulp ` +
+      `has uid ${providers} through the provider, and uid ${namespaceUid} at ${requestsServer()}. Nothing was ` +
+      "stopped, migrated or restored. Pass the same cluster to both: the kubeconfig you gave the provider as " +
+      "the component's `cluster: { kubeconfig }` (and the same context).",
+  );
+  // The same cluster passes; an unknown uid (a first install's preview) is not looked up.
+  await expect(check("pulp", { namespaceUid })).resolves.toBeDefined();
+  const before = requests.length;
+  await expect(
+    check("pulp", { namespaceUid: "04da6b54-80e4-46f7-96ec-b56ff0331ba9" }),
+  ).resolves.toBeDefined();
+  expect(requests.slice(before)).not.toContain("/api/v1/namespaces/pulp");
 });

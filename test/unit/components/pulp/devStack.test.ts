@@ -77,15 +77,17 @@ test("snapshot of every resource the dev stack renders", () => {
   const mask = (value: unknown): unknown =>
     typeof value === "string" && value.startsWith("generated-")
       ? "<generated>"
-      : Array.isArray(value)
-        ? value.map(mask)
-        : value && typeof value === "object"
-          ? Object.fromEntries(
-              Object.entries(value)
-                .filter(([k]) => k !== "__provider")
-                .map(([k, v]) => [k, mask(v)]),
-            )
-          : value;
+      : typeof value === "string" && /^uid-[0-9a-z]+$/.test(value) // the mocks' random object uids
+        ? "<uid>"
+        : Array.isArray(value)
+          ? value.map(mask)
+          : value && typeof value === "object"
+            ? Object.fromEntries(
+                Object.entries(value)
+                  .filter(([k]) => k !== "__provider")
+                  .map(([k, v]) => [k, mask(v)]),
+              )
+            : value;
   const rendered = run.resources
     .map((r) => ({
       type: r.type,
