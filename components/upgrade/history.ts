@@ -64,36 +64,42 @@ export async function findInstall(api: KubeApi, namespace: string, instance: str
     "GET",
     `/api/v1/namespaces/${ns}/configmaps/${encodeURIComponent(historyName(instance))}`,
   )) as unknown as { data?: Record<string, string> } | undefined;
-  const selector = encodeURIComponent(`app.kubernetes.io/instance=${instance}`);
-  const list = (await api.request(
-    "GET",
-    `/apis/apps/v1/namespaces/${ns}/deployments?labelSelector=${selector}`,
-  )) as unknown as
-    | {
-        items?: {
-          metadata: { name: string; labels?: Record<string, string> };
-          spec?: {
-            replicas?: number;
-            template?: {
-              metadata?: { labels?: Record<string, string> };
-              spec?: { containers?: { image?: string }[] };
-            };
-          };
-        }[];
-      }
-    | undefined;
-  return {
-    history: cm ? (cm.data ?? {}) : undefined,
-    deployments: (list?.items ?? []).map((d) => ({
+  type DeploymentList = {
+    items?: {
+      metadata: { name: string; labels?: Record<string, string> };
+      spec?: {
+        replicas?: number;
+        template?: {
+          metadata?: { labels?: Record<string, string> };
+          spec?: { containers?: { image?: string }[] };
+        };
+      };
+    }[];
+  };
+  const deployments = async (selector: string) =>
+    (
+      (
+        (await api.request(
+          "GET",
+          `/apis/apps/v1/namespaces/${ns}/deployments?labelSelector=${encodeURIComponent(selector)}`,
+        )) as unknown as DeploymentList | undefined
+      )?.items ?? []
+    ).map((d) => ({
       name: d.metadata.name,
       labels: d.metadata.labels ?? {},
       version: d.spec?.template?.metadata?.labels?.["app.kubernetes.io/version"],
       replicas: d.spec?.replicas,
       image: d.spec?.template?.spec?.containers?.[0]?.image,
-    })),
+    }));
+  // This instance's, and pulp-operator's under any name: taking over its database is the usual reason
+  // to install beside it, and its instance labels (`pulp-api-<cr>`) are not ours.
+  const own = await deployments(`app.kubernetes.io/instance=${instance}`);
+  const operator = await deployments("app.kubernetes.io/managed-by=pulp-operator");
+  return {
+    history: cm ? (cm.data ?? {}) : undefined,
+    deployments: [...own, ...operator.filter((o) => !own.some((d) => d.name === o.name))],
   };
 }
-
 /** Pulp's own processes: the Deployments whose version label says which release ran its migrations. */
 const PULP_PROCESSES = ["api", "content", "worker"];
 
@@ -138,14 +144,30 @@ export function plannedFrom(
     pulp.find((d) => d.labels["app.kubernetes.io/component"] === "api")?.image ?? "",
   )?.[1];
   const running = newest ?? tagged ?? "<the pulpcore version it runs>";
+  const byOperator = found.deployments.filter(
+    (d) => d.labels["app.kubernetes.io/managed-by"] === "pulp-operator",
+  );
+  const operatorCr = byOperator[0]?.labels["pulp_cr"];
+  const record =
+    `  kubectl create configmap ${historyName(where.instance)} -n ${where.namespace} ` +
+    `--from-literal=pulpcoreVersion=${running} --from-literal=idle=false`;
+  if (byOperator.length > 0) {
+    throw new HistoryMissing(
+      `pulp-operator runs a Pulp${operatorCr ? ` (its Pulp resource ${operatorCr})` : ""} in namespace ` +
+        `${where.namespace} (deployments ${byOperator.map((d) => d.name).join(", ")}), and instance ` +
+        `${where.instance} has no upgrade history (configmap ${historyName(where.instance)}). If this ` +
+        `install takes over that Pulp's database, planning it as a new install would run migrations over ` +
+        `live data, so nothing was changed. To take it over: stop pulp-operator from reconciling it, then ` +
+        `record the pulpcore version it runs (pulp status shows it) and run the update again:\n${record}\n` +
+        `To install a separate Pulp instead, give it a namespace of its own (pulp:namespace).`,
+    );
+  }
   throw new HistoryMissing(
     `Pulp instance ${where.instance} in namespace ${where.namespace} is already installed ` +
       `(deployments ${names}), but has no upgrade history (configmap ${historyName(where.instance)}), ` +
       `and ${versions.length > 1 ? `its Deployments run different versions (${versions.join(", ")})` : "nothing says which release its database runs"}. ` +
       `Planning it as a new install would run migrations over live data, so nothing was changed. ` +
-      `Record the pulpcore version it runs (pulp status shows it), then run the update again:\n` +
-      `  kubectl create configmap ${historyName(where.instance)} -n ${where.namespace} ` +
-      `--from-literal=pulpcoreVersion=${running} --from-literal=idle=false`,
+      `Record the pulpcore version it runs (pulp status shows it), then run the update again:\n${record}`,
   );
 }
 

@@ -1,7 +1,7 @@
 // Kwok bed, real engine: each install's upgrade history lives in its namespace (configmap
 // <instance>-deployed), written by the component once an update rolled out, read before the next plan,
-// kept on destroy. An instance of the same name that nothing records (pulp-operator's, say) is refused
-// with a kubectl command, and that command pasted as printed makes the next preview pass.
+// kept on destroy. An install that nothing records (here pulp-operator's) is refused with a kubectl
+// command, and that command pasted as printed makes the next preview plan an upgrade from it.
 import {
   dropStack,
   freshStack,
@@ -28,25 +28,28 @@ afterAll(() => {
 /** The first line that starts with `kubectl create configmap` in what a run printed. */
 const fixIn = (said: string) => /kubectl create configmap [^\n]*/.exec(said)?.[0].trim();
 
-test("an install this program did not make is refused, and the printed kubectl command lets the preview plan from its version", () => {
-  // What pulp-operator leaves: a Deployment with the instance's labels and no history.
+test("pulp-operator's install in the namespace is refused, and the printed kubectl command lets the preview plan from its version", () => {
+  // What pulp-operator 2.0.0 leaves for a Pulp resource named `example`: its labels, not ours, and no history.
   kubectl(["create", "namespace", NS]);
   try {
-    kubectl(["create", "deployment", "pulp-api", "-n", NS, "--image=quay.io/pulp/pulp-minimal:3.84.0"]);
+    kubectl(["create", "deployment", "example-api", "-n", NS, "--image=quay.io/pulp/pulp-minimal:3.84.0"]);
     kubectl([
       "label",
       "deployment",
-      "pulp-api",
+      "example-api",
       "-n",
       NS,
-      "app.kubernetes.io/instance=pulp",
+      "app.kubernetes.io/instance=pulp-api-example",
       "app.kubernetes.io/component=api",
+      "app.kubernetes.io/managed-by=pulp-operator",
+      "pulp_cr=example",
     ]);
     const refused = pulumi(STACK, ["preview"]);
     const said = `${refused.stdout}${refused.stderr}`;
     expect(refused.code).not.toBe(0);
     expect(said).toContain(
-      `Pulp instance pulp in namespace ${NS} is already installed (deployments pulp-api), but has no upgrade history`,
+      `pulp-operator runs a Pulp (its Pulp resource example) in namespace ${NS} (deployments example-api), ` +
+        "and instance pulp has no upgrade history",
     );
     const fix = fixIn(said);
     expect(fix).toBe(

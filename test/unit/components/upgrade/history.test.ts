@@ -119,3 +119,41 @@ test("the job guard refuses a plan the cluster does not record, and accepts the 
   // An older stack's outputs, before its first update records the history.
   expect(historyMismatch(rolled("3.85.1"), WHERE, { pulpcoreVersion: "3.84.0" })).toBeUndefined();
 });
+
+test("pulp-operator's install in the namespace is refused under any instance name, with the version its image says", () => {
+  // Labels and image as pulp-operator 2.0.0 sets them on a Pulp resource named `example`.
+  const operator = (component: string) => ({
+    name: `example-${component}`,
+    labels: {
+      "app.kubernetes.io/component": component,
+      "app.kubernetes.io/instance": `pulp-${component}-example`,
+      "app.kubernetes.io/managed-by": "pulp-operator",
+      "app.kubernetes.io/part-of": "pulp",
+      pulp_cr: "example",
+    },
+    image: "quay.io/pulp/pulp-minimal:3.121.3",
+  });
+  const found: Found = { deployments: ["api", "content", "worker"].map(operator) };
+  const refusal = (() => {
+    try {
+      plannedFrom(found, WHERE);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return "not refused";
+  })();
+  expect(refusal).toContain(
+    "pulp-operator runs a Pulp (its Pulp resource example) in namespace pulp-dev (deployments example-api, " +
+      "example-content, example-worker), and instance pulp has no upgrade history (configmap pulp-deployed)",
+  );
+  expect(refusal).toContain(
+    "kubectl create configmap pulp-deployed -n pulp-dev --from-literal=pulpcoreVersion=3.121.3 --from-literal=idle=false",
+  );
+  expect(refusal).toContain(
+    "To install a separate Pulp instead, give it a namespace of its own (pulp:namespace).",
+  );
+  // Recorded: the plan comes from the record, as for any other install.
+  expect(
+    plannedFrom({ ...found, history: { pulpcoreVersion: "3.121.3", idle: "false" } }, WHERE).source,
+  ).toBe("history");
+});
