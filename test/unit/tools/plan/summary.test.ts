@@ -462,8 +462,8 @@ test("each fixture was captured with its case's config as cases.ts states it now
   }
 });
 
-test("the README's example reports are what the summary prints for their fixtures", () => {
-  const readme = fs.readFileSync(path.join(__dirname, "../../../../README.md"), "utf8");
+test("the example reports in docs/previews.md are what the summary prints for their fixtures", () => {
+  const readme = fs.readFileSync(path.join(__dirname, "../../../../docs/previews.md"), "utf8");
   for (const name of ["pvc-storage-class", "stop-the-world"]) {
     expect({
       name,
