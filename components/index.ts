@@ -13,6 +13,8 @@ export type { PulpArgs } from "./pulp";
 export { loadConfig } from "./config/load";
 export type { LoadedConfig, SuppliedSecrets } from "./config/load";
 export { parseConfig } from "./config/parse";
+// The same validation for a config object a program builds: problems named by argument path.
+export { parseArgs, ArgsError } from "./config/programArgs";
 export type { PulpConfig } from "./config/parse";
 export { ConfigError, formatProblems } from "./config/problems";
 export type { ConfigProblem } from "./config/problems";
