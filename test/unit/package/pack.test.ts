@@ -50,7 +50,7 @@ afterAll(() => {
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
 
-test("the tarball holds the entry, its types, the executables, the scripts and the license, and nothing else", () => {
+test("the tarball holds the entry, its types, the executables, the scripts, the license and the docs, and nothing else", () => {
   const entry = pkg.exports["."];
   expect(files).toEqual(
     expect.arrayContaining([
@@ -63,6 +63,9 @@ test("the tarball holds the entry, its types, the executables, the scripts and t
       "CHANGELOG.md",
       "README.md",
       "package.json",
+      // The README links into docs/: the installed package keeps them working.
+      "docs/install.md",
+      "docs/configuration.md",
     ]),
   );
   // Every script a component or tool reads from beside itself, next to its compiled module.
@@ -75,7 +78,10 @@ test("the tarball holds the entry, its types, the executables, the scripts and t
   expect(scripts.length).toBeGreaterThanOrEqual(6);
   expect(files).toEqual(expect.arrayContaining(scripts));
   const outside = files.filter(
-    (f) => !f.startsWith("dist/") && !["LICENSE", "CHANGELOG.md", "README.md", "package.json"].includes(f),
+    (f) =>
+      !f.startsWith("dist/") &&
+      !f.startsWith("docs/") &&
+      !["LICENSE", "CHANGELOG.md", "README.md", "package.json"].includes(f),
   );
   expect(outside).toEqual([]);
   expect(files.filter((f) => /(^|\/)(test|testbed|\.state|node_modules)\//.test(f))).toEqual([]);
