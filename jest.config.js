@@ -15,6 +15,9 @@ module.exports = {
   testTimeout: 30000,
   // Jest's default is one worker fewer than the cores: one on a 2-core machine, where two finish sooner.
   maxWorkers: 2,
+  // A worker's heap grows with every test file it runs (to about a GB by the last, --logHeapUsage), and
+  // garbage collection with it; past this a worker is replaced after its test file.
+  workerIdleMemoryLimit: "512MB",
   projects: [
     {
       ...common,
@@ -22,6 +25,13 @@ module.exports = {
       testMatch: ["<rootDir>/test/unit/**/*.test.ts"],
       // A minute (a build and an npm install): npm run test:package, beside npm run build in CI.
       testPathIgnorePatterns: ["/node_modules/", "<rootDir>/test/unit/package/"],
+      // Jest loads every module again in each test file; these two, which @pulumi/pulumi requires when
+      // imported, load on first use instead (test/unit/helpers/lazy/).
+      moduleNameMapper: {
+        "^typescript$": "<rootDir>/test/unit/helpers/lazy/typescript.js",
+        "^@npmcli/arborist$": "<rootDir>/test/unit/helpers/lazy/arborist.js",
+      },
+      setupFilesAfterEnv: ["<rootDir>/test/unit/helpers/stackTraces.ts"],
     },
     // unit too (no cluster), but slow: the npm package as users install it.
     { ...common, displayName: "package", testMatch: ["<rootDir>/test/unit/package/**/*.test.ts"] },
