@@ -111,10 +111,10 @@ export class HistoryMissing extends Error {
 /**
  * What the next update plans from: the history ConfigMap; else the stack outputs an older version of the
  * stack program kept (`legacy`); else, for Deployments this component rolled, the version on their pod
- * templates (each was rolled only after that release's migrations completed); else, with no Deployment
- * of the instance, a first install. Deployments this component did not roll (pulp-operator's, or made by
- * hand) are refused: nothing says which migrations their database ran, and "install" would run them over
- * it. `fix` is the command that records the history by hand.
+ * templates (each was rolled only after that release's migrations completed); else, with no api, content
+ * or worker Deployment of the instance, a first install. Deployments this component did not roll
+ * (pulp-operator's, or made by hand) are refused: nothing says which migrations their database ran, and
+ * "install" would run them over it. The refusal prints the command that records the history by hand.
  */
 export function plannedFrom(
   found: Found,
@@ -127,7 +127,9 @@ export function plannedFrom(
   const pulp = found.deployments.filter((d) =>
     PULP_PROCESSES.includes(d.labels["app.kubernetes.io/component"] ?? ""),
   );
-  if (found.deployments.length === 0) return { deployed: { idle: false }, source: "none" };
+  // api, content and worker are created only once a migration has completed; Redis and pulp-web come
+  // before it (an update refused or failed before the migration leaves them), and run no Pulp code.
+  if (pulp.length === 0) return { deployed: { idle: false }, source: "none" };
   const ours = pulp.filter((d) => d.labels["app.kubernetes.io/managed-by"] === "pulumi" && d.version);
   const versions = [...new Set(ours.map((d) => d.version!))];
   if (ours.length > 0 && ours.length === pulp.length && versions.length === 1) {

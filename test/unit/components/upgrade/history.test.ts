@@ -69,6 +69,12 @@ test("without a history ConfigMap: stack outputs, else the version this program 
   });
   expect(plannedFrom(rolled("3.85.1", 0), WHERE).deployed.idle).toBe(true);
   expect(plannedFrom({ deployments: [] }, WHERE)).toEqual({ deployed: { idle: false }, source: "none" });
+  // Redis and pulp-web come before the migration: an update refused or failed before it left them, and
+  // the install is still a new one (the real restore test's refused cross-storage restore does this).
+  const beforeMigration = {
+    deployments: [ours("redis", ""), ours("web", "")].map((d) => ({ ...d, version: undefined })),
+  };
+  expect(plannedFrom(beforeMigration, WHERE)).toEqual({ deployed: { idle: false }, source: "none" });
 });
 
 test("Deployments this program did not roll are refused, with the command that records the version", () => {
