@@ -11,6 +11,15 @@ export function historyName(instance: string): string {
   return `${instance}-deployed`;
 }
 
+/**
+ * The history a person records by hand (the command a refusal prints), read when the component's own is
+ * absent. A name of its own, so the component never has to create over an object it did not make
+ * (pulumi-kubernetes 4.29 and later refuse that with AlreadyExists).
+ */
+export function recordedName(instance: string): string {
+  return `${instance}-deployed-by-hand`;
+}
+
 /** The ConfigMap's data for a deployed release. */
 export function historyData(deployed: Deployed): Record<string, string> {
   return {
@@ -60,10 +69,12 @@ export interface Found {
 /** Reads the history ConfigMap and the instance's Deployments (nothing when the namespace is absent). */
 export async function findInstall(api: KubeApi, namespace: string, instance: string): Promise<Found> {
   const ns = encodeURIComponent(namespace);
-  const cm = (await api.request(
-    "GET",
-    `/api/v1/namespaces/${ns}/configmaps/${encodeURIComponent(historyName(instance))}`,
-  )) as unknown as { data?: Record<string, string> } | undefined;
+  const configMap = async (name: string) =>
+    (await api.request(
+      "GET",
+      `/api/v1/namespaces/${ns}/configmaps/${encodeURIComponent(name)}`,
+    )) as unknown as { data?: Record<string, string> } | undefined;
+  const cm = (await configMap(historyName(instance))) ?? (await configMap(recordedName(instance)));
   type DeploymentList = {
     items?: {
       metadata: { name: string; labels?: Record<string, string> };
@@ -151,7 +162,7 @@ export function plannedFrom(
   );
   const operatorCr = byOperator[0]?.labels["pulp_cr"];
   const record =
-    `  kubectl create configmap ${historyName(where.instance)} -n ${where.namespace} ` +
+    `  kubectl create configmap ${recordedName(where.instance)} -n ${where.namespace} ` +
     `--from-literal=pulpcoreVersion=${running} --from-literal=idle=false`;
   if (byOperator.length > 0) {
     throw new HistoryMissing(

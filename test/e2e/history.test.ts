@@ -53,7 +53,7 @@ test("pulp-operator's install in the namespace is refused, and the printed kubec
     );
     const fix = fixIn(said);
     expect(fix).toBe(
-      `kubectl create configmap ${HISTORY} -n ${NS} --from-literal=pulpcoreVersion=3.84.0 --from-literal=idle=false`,
+      `kubectl create configmap ${HISTORY}-by-hand -n ${NS} --from-literal=pulpcoreVersion=3.84.0 --from-literal=idle=false`,
     );
     kubectl(fix!.split(" ").slice(1));
     const planned = pulumi(STACK, ["preview", "--json"]);

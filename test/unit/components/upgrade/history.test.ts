@@ -2,6 +2,7 @@
 // guard's check of a plan a program made up against the cluster's record.
 import {
   deployedOf,
+  findInstall,
   Found,
   historyData,
   historyMismatch,
@@ -93,7 +94,7 @@ test("Deployments this program did not roll are refused, with the command that r
       "upgrade history (configmap pulp-deployed)",
   );
   expect(() => plannedFrom(operator, WHERE)).toThrow(
-    "kubectl create configmap pulp-deployed -n pulp-dev --from-literal=pulpcoreVersion=<the pulpcore " +
+    "kubectl create configmap pulp-deployed-by-hand -n pulp-dev --from-literal=pulpcoreVersion=<the pulpcore " +
       "version it runs> --from-literal=idle=false",
   );
   // Its image's tag is the likely version: the command is ready to paste once pulp status agrees.
@@ -153,7 +154,7 @@ test("pulp-operator's install in the namespace is refused under any instance nam
       "example-content, example-worker), and instance pulp has no upgrade history (configmap pulp-deployed)",
   );
   expect(refusal).toContain(
-    "kubectl create configmap pulp-deployed -n pulp-dev --from-literal=pulpcoreVersion=3.121.3 --from-literal=idle=false",
+    "kubectl create configmap pulp-deployed-by-hand -n pulp-dev --from-literal=pulpcoreVersion=3.121.3 --from-literal=idle=false",
   );
   expect(refusal).toContain(
     "To install a separate Pulp instead, give it a namespace of its own (pulp:namespace).",
@@ -162,4 +163,32 @@ test("pulp-operator's install in the namespace is refused under any instance nam
   expect(
     plannedFrom({ ...found, history: { pulpcoreVersion: "3.121.3", idle: "false" } }, WHERE).source,
   ).toBe("history");
+});
+
+test("findInstall reads the component's history, else the one recorded by hand, and pulp-operator's Deployments too", async () => {
+  const requests: string[] = [];
+  const objects: Record<string, unknown> = {};
+  const api = {
+    server: "stand-in",
+    request: async (_method: string, path: string) => {
+      requests.push(path);
+      return objects[path] as never;
+    },
+  };
+  const cm = (name: string) => `/api/v1/namespaces/pulp-dev/configmaps/${name}`;
+  const deployments = (selector: string) =>
+    `/apis/apps/v1/namespaces/pulp-dev/deployments?labelSelector=${encodeURIComponent(selector)}`;
+  expect(await findInstall(api, "pulp-dev", "pulp")).toEqual({ history: undefined, deployments: [] });
+
+  objects[cm("pulp-deployed-by-hand")] = { data: { pulpcoreVersion: "3.84.0", idle: "false" } };
+  objects[deployments("app.kubernetes.io/managed-by=pulp-operator")] = {
+    items: [{ metadata: { name: "example-api", labels: { "app.kubernetes.io/component": "api" } } }],
+  };
+  const byHand = await findInstall(api, "pulp-dev", "pulp");
+  expect(byHand.history).toEqual({ pulpcoreVersion: "3.84.0", idle: "false" });
+  expect(byHand.deployments.map((d) => d.name)).toEqual(["example-api"]);
+
+  objects[cm("pulp-deployed")] = { data: { pulpcoreVersion: "3.85.0", idle: "false" } };
+  expect((await findInstall(api, "pulp-dev", "pulp")).history?.pulpcoreVersion).toBe("3.85.0");
+  expect(requests).toContain(deployments("app.kubernetes.io/instance=pulp"));
 });

@@ -233,6 +233,6 @@ test("an install this program did not roll and nothing records is refused before
   expect(run).toBeUndefined();
   expect(error).toBeInstanceOf(HistoryMissing);
   expect(String(error)).toContain(
-    "kubectl create configmap pulp-deployed -n pulp-dev --from-literal=pulpcoreVersion=",
+    "kubectl create configmap pulp-deployed-by-hand -n pulp-dev --from-literal=pulpcoreVersion=",
   );
 });
