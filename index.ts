@@ -34,11 +34,6 @@ export = async () => {
     migrationJob: pulp.migrationJobName,
     ...(pulp.backupCronJobName ? { backupCronJob: pulp.backupCronJobName } : {}),
     image: config.image,
-    ...deployedOutputs(pulp.rolledOut, {
-      pulpcoreVersion: config.pulpcoreVersion,
-      idle: config.idle,
-      pluginVersions: config.plugins,
-      restoredBackup: pulp.restoredBackup,
-    }),
+    ...deployedOutputs(pulp.rolledOut, pulp.deploying),
   };
 };

@@ -82,6 +82,11 @@ export class Pulp extends pulumi.ComponentResource {
   readonly migration: MigrationJob;
   /** The backup this install was restored from (this update's restore, or an earlier one's). */
   readonly restoredBackup?: string;
+  /**
+   * What this update deploys, as the history records it once the Deployments have rolled out (the
+   * history ConfigMap here; the stack program's outputs too, through deployedOutputs).
+   */
+  readonly deploying: Required<Omit<Deployed, "restoredBackup">> & Pick<Deployed, "restoredBackup">;
   /** The backup CronJob, when backup.enabled (a Job created from it takes one backup). */
   readonly backupCronJobName?: string;
   /** How this update upgrades Pulp (upgrade/plan.ts); a stop-the-world plan stops the old release first. */
@@ -92,12 +97,6 @@ export class Pulp extends pulumi.ComponentResource {
    */
   readonly rolledOut: pulumi.Output<boolean>;
 
-  /**
-   * Reads the install's upgrade history from the cluster (upgrade/history.ts), then creates the
-   * component: how a program creates one. `deployed`, when given, is a record kept elsewhere (the stack
-   * outputs of an older version of the stack program), used only where the cluster has none. Refuses with
-   * a fix when the namespace holds an instance of that name that nothing records.
-   */
   /**
    * What the install deployed last, as the cluster records it (upgrade/history.ts). `deployed`, when
    * given, is a record kept elsewhere (the stack outputs of an older version of the stack program), used
@@ -157,6 +156,12 @@ export class Pulp extends pulumi.ComponentResource {
     const restoring = decision.restore.kind === "restore" ? decision.restore : undefined;
     this.upgrade = decision.upgrade;
     this.restoredBackup = decision.restoredBackup;
+    this.deploying = {
+      pulpcoreVersion: config.pulpcoreVersion,
+      idle: config.idle,
+      pluginVersions: config.plugins,
+      restoredBackup: this.restoredBackup,
+    };
     const child = { parent: this };
 
     const ns = new PulpNamespace(
@@ -565,12 +570,7 @@ export class Pulp extends pulumi.ComponentResource {
         namespace,
         identity,
         rolledOut: this.rolledOut,
-        deployed: {
-          pulpcoreVersion: config.pulpcoreVersion,
-          idle: config.idle,
-          pluginVersions: config.plugins,
-          restoredBackup: this.restoredBackup,
-        },
+        deployed: this.deploying,
       },
       child,
     );

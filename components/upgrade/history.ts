@@ -3,6 +3,7 @@
 // Per instance, so a program may hold many; in the cluster, so a program that exports nothing still plans
 // from it; retained on destroy, like the data it describes. Before it existed, the stack program kept the
 // same record in stack outputs (deployed.ts); those are read when the ConfigMap is absent.
+import { PULP_PROCESSES } from "../decide";
 import { Deployed, pluginVersionsOf } from "./deployed";
 import { KubeApi, KubeTarget, kubeApi } from "./kubeApi";
 
@@ -111,8 +112,6 @@ export async function findInstall(api: KubeApi, namespace: string, instance: str
     deployments: [...own, ...operator.filter((o) => !own.some((d) => d.name === o.name))],
   };
 }
-/** Pulp's own processes: the Deployments whose version label says which release ran its migrations. */
-const PULP_PROCESSES = ["api", "content", "worker"];
 
 /** Refused: an install is there, and nothing says which release it runs. Printed without a stack trace. */
 export class HistoryMissing extends Error {
@@ -136,7 +135,8 @@ export function plannedFrom(
   if (recorded) return { deployed: recorded, source: "history" };
   if (legacy?.pulpcoreVersion) return { deployed: legacy, source: "stack outputs" };
   const pulp = found.deployments.filter((d) =>
-    PULP_PROCESSES.includes(d.labels["app.kubernetes.io/component"] ?? ""),
+    // Pulp's own processes: their version label says which release ran the migrations.
+    (PULP_PROCESSES as readonly string[]).includes(d.labels["app.kubernetes.io/component"] ?? ""),
   );
   // api, content and worker are created only once a migration has completed; Redis and pulp-web come
   // before it (an update refused or failed before the migration leaves them), and run no Pulp code.
