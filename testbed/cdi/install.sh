@@ -19,9 +19,9 @@
 # CDI_INSTALL_TIMEOUT s (default 600: the operator then starts three Deployments on a shared 2-core VM).
 #
 # CRDs: cluster.sh server-side-applies (field manager pulp-cluster) datavolumes, storageprofiles and
-# cdiconfigs from the shared copy, which is newer than v1.58.1; v1.58.1's controller depends on its own
-# (e.g. it writes StorageProfile status with a plain Update, which the shared CRD's status subresource
-# would drop). The operator creates missing CRDs from its own code, but only merges into existing ones.
+# cdiconfigs from the repository's copy (test/fixtures/crds), which is newer than v1.58.1; v1.58.1's
+# controller depends on its own (e.g. it writes StorageProfile status with a plain Update, which the
+# newer CRD's status subresource would drop). The operator creates missing CRDs from its own code, but only merges into existing ones.
 # So a shared CRD with no objects is deleted before the operator starts (nothing is lost, and the
 # operator then creates its own); one that holds objects (e.g. stand-in DataVolumes of kwok stacks) is
 # kept, and left to the operator's merge. Either way the CRDs are checked once CDI is Deployed, and the

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# The kubelet, joined to the embedded API server with a node client certificate. Its config follows
-# shared/docs/real-node-facts.md: each setting below was a blocker on these machines.
+# The kubelet, joined to the embedded API server with a node client certificate. Each setting below was a
+# blocker on the development VMs (testbed/README.md); the comment beside it says why.
 
 # cgroup v1 (hybrid) hierarchies mounted here, by mount point.
 cgroup_mounts() { awk '$3 == "cgroup" || ($3 == "cgroup2" && $2 != "/sys/fs/cgroup") { print $2 }' /proc/self/mounts; }

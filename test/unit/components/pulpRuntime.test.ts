@@ -1,5 +1,5 @@
 // Unit (pure functions, no mocks): what real Pulp needs from the rendered settings, nginx.conf, probes,
-// env and migration script, one case per finding of the runtime review (shared/docs/reviews/runtime.md).
+// env and migration script, one case per finding of the project's runtime review (each case names what it checks).
 // Real Pulp on the real node checks the same behaviour end to end (test/e2e/real/).
 import { parseConfig } from "../../../components/config/parse";
 import { MIGRATE_SCRIPT } from "../../../components/migration/migrationJob";
