@@ -420,7 +420,7 @@ export class Pulp extends pulumi.ComponentResource {
           ...database.ready,
           ...storage.resources,
           ...imports.imported,
-          ...(redis ? [redis.workload.deployment] : []),
+          ...(redis ? [redis.workload.rolledOut] : []),
           ...(stop ? [stop.step] : []),
           ...(restore ? [restore.job] : []),
         ],
@@ -506,7 +506,7 @@ export class Pulp extends pulumi.ComponentResource {
             ],
             volumes: [...pulpVolumes(runtime, component.resources), ...(trust?.volumes ?? [])],
           },
-          after: [this.migration.job, ...decision.waitFor[process].map((p) => this.workloads[p]!.deployment)],
+          after: [this.migration.job, ...decision.waitFor[process].map((p) => this.workloads[p]!.rolledOut)],
         },
         child,
       );
@@ -562,7 +562,7 @@ export class Pulp extends pulumi.ComponentResource {
       ...(storage.s3SecretKey ? { s3: storage.s3SecretKey.name } : {}),
     };
     this.rolledOut = pulumi
-      .all(PULP_PROCESSES.map((p) => this.workloads[p]!.deployment.metadata.name))
+      .all(PULP_PROCESSES.map((p) => this.workloads[p]!.rolledOut.metadata.name))
       .apply(() => true);
     recordHistory(
       `${name}-history`,

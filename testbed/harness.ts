@@ -182,6 +182,25 @@ export function revisions(namespace: string): Record<string, string> {
 }
 
 /**
+ * The Deployments whose rollout is not complete at this instant, as `kubectl rollout status` judges it:
+ * the controller has not seen the latest spec, or a pod of an older template is left, or a new one is not
+ * available. Empty once `up` has returned, if `up` waited for every rollout.
+ */
+export function unfinishedRollouts(namespace: string): string[] {
+  return items("deployments", namespace).flatMap((d) => {
+    const want = d.spec.replicas ?? 1;
+    const s = d.status ?? {};
+    const counts = `generation ${d.metadata.generation}, observed ${s.observedGeneration}; ${want} wanted, ${s.replicas ?? 0} pods, ${s.updatedReplicas ?? 0} updated, ${s.availableReplicas ?? 0} available`;
+    const done =
+      s.observedGeneration >= d.metadata.generation &&
+      (s.updatedReplicas ?? 0) === want &&
+      (s.replicas ?? 0) === want &&
+      (s.availableReplicas ?? 0) === want;
+    return done ? [] : [`${d.metadata.name}: ${counts}`];
+  });
+}
+
+/**
  * A fresh stack of its own for a test or benchmark, on a running embedded cluster: what an interrupted
  * run left (a stale lock, the stack itself) is cleared first. `stack rm` deletes the config file, so it is
  * written again before `stack init`.

@@ -8,6 +8,9 @@ import { PodDefaults, restricted } from "./podSecurity";
 import { CONFIG_HASH_ANNOTATION } from "../contract";
 export { CONFIG_HASH_ANNOTATION };
 
+/** Deployment annotation: the generation the last `up` saw roll out completely. */
+export const ROLLED_OUT_ANNOTATION = "pulp.pulpproject.org/rolled-out-generation";
+
 export interface WorkloadArgs {
   namespace: pulumi.Input<string>;
   identity: Identity;
@@ -47,6 +50,12 @@ export interface WorkloadArgs {
  */
 export class Workload extends pulumi.ComponentResource {
   readonly deployment: k8s.apps.v1.Deployment;
+  /**
+   * Done once the Deployment's current generation has rolled out: every pod new and available, no old one
+   * left. What must come after a rollout (the api and content after the workers, the history record)
+   * depends on this rather than on the Deployment.
+   */
+  readonly rolledOut: k8s.apps.v1.DeploymentPatch;
   readonly service?: k8s.core.v1.Service;
   readonly disruptionBudget: k8s.policy.v1.PodDisruptionBudget;
   readonly name: string;
@@ -120,6 +129,26 @@ export class Workload extends pulumi.ComponentResource {
         // default): end the wait once every new pod has had its deadline, so `up` fails with the reason.
         customTimeouts: { create: rolloutTimeout, update: rolloutTimeout },
       },
+    );
+
+    // The Deployment's own await can take a rollout as done before it starts: pulumi-kubernetes (4.25 to
+    // 4.32, provider/pkg/await/deployment.go) subscribes to the namespace's shared informer after its patch,
+    // and a cached copy from before the patch has observedGeneration == generation and the old revision
+    // complete (CI: `up` returned with an old content pod serving). This patch, applied after the Deployment
+    // returned, only annotates it (no rollout); its await waits until the controller has observed the new
+    // generation and reports its ReplicaSet available.
+    this.rolledOut = new k8s.apps.v1.DeploymentPatch(
+      `${name}-rolled-out`,
+      {
+        metadata: {
+          name: this.deployment.metadata.name,
+          namespace: this.deployment.metadata.namespace,
+          annotations: {
+            [ROLLED_OUT_ANNOTATION]: this.deployment.metadata.generation.apply((g) => String(g ?? "")),
+          },
+        },
+      },
+      { parent: this, customTimeouts: { create: rolloutTimeout, update: rolloutTimeout } },
     );
 
     this.disruptionBudget = new k8s.policy.v1.PodDisruptionBudget(

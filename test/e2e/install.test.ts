@@ -9,6 +9,7 @@ import {
   freshStack,
   revisions,
   getJson,
+  unfinishedRollouts,
   items,
   kubectl,
   kubectlTry,
@@ -164,6 +165,8 @@ test("a settings change rolls exactly the Deployments that read settings, and th
 
   const up = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
   timings.settingsChangeUp = up.seconds;
+  // `up` returned once every rollout was complete (the bed's pods become ready seconds after they start).
+  expect(unfinishedRollouts(NS)).toEqual([]);
   const after = revisions(NS);
   const rolled = Object.keys(after)
     .filter((name) => after[name] !== before[name])

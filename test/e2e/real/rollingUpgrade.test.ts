@@ -5,7 +5,7 @@
 // a lock the database will not give, and the old release keeps serving; then it passes and the pods roll.
 import * as fs from "fs";
 import * as path from "path";
-import { items, mustPulumi, pulumi, revisions } from "../../../testbed/harness";
+import { items, mustPulumi, pulumi, revisions, unfinishedRollouts } from "../../../testbed/harness";
 import { STATE } from "../../../testbed/local/environment";
 import { holdLock, psql } from "../../../testbed/real/database";
 import type { LoadTarget } from "../../../testbed/real/load";
@@ -114,9 +114,11 @@ test("a migration the database refuses (a lock it will not give) fails `up`, and
 test(`the rolling upgrade ${FROM} -> ${TO} under client traffic: workers first, and not one request or task fails`, async () => {
   const before = revisions(NS);
   let servingAtReturn: string[] = [];
+  let unfinishedAtReturn: string[] = [];
   const { result: up, report } = await underLoad(target, ARTIFACTS, "rolling", NS, () => {
     const run = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
     servingAtReturn = servingPods();
+    unfinishedAtReturn = unfinishedRollouts(NS);
     return run;
   });
   timings.rollingUp = up.seconds;
@@ -127,6 +129,7 @@ test(`the rolling upgrade ${FROM} -> ${TO} under client traffic: workers first, 
     `content ${TO} ready`,
     `content ${TO} ready`,
   ]);
+  expect(unfinishedAtReturn).toEqual([]);
   // It really rolled, and Pulp reports the new release.
   const after = revisions(NS);
   for (const d of ["pulp-api", "pulp-content", "pulp-worker", "pulp-web"])

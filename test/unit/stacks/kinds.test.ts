@@ -47,7 +47,10 @@ const secretsFor = (raw: Record<string, unknown>) => ({
 async function kubernetesTypes(raw: Record<string, unknown>): Promise<Set<string>> {
   const run = await render(raw, secretsFor(raw));
   return new Set(
-    run.resources.filter((r) => r.custom && r.type.startsWith("kubernetes:")).map((r) => r.type),
+    run.resources
+      .filter((r) => r.custom && r.type.startsWith("kubernetes:"))
+      // A patch resource (a Deployment's rollout check) server-side applies to its kind: the same grant.
+      .map((r) => r.type.replace(/Patch$/, "")),
   );
 }
 

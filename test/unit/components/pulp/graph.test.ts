@@ -1,6 +1,7 @@
 // Order is what keeps an upgrade safe: nothing rolls before the migration Job, and the Job runs only
 // once the database, the secrets, the settings and the storage exist.
 import { MINIMAL } from "../../helpers/configs";
+import { ROLLED_OUT_ANNOTATION } from "../../../../components/workload/workload";
 import { CNPG, DEPLOYMENT, JOB, PVC, render, SECRET } from "../../helpers/render";
 
 test("every Deployment that runs Pulp code waits for the migration Job", async () => {
@@ -36,4 +37,24 @@ test("with an external database the Job waits for its password Secret", async ()
   const dbSecret = run.k8s("Secret", "pulp-database");
   expect(run.dependenciesOf(job)).toContain(dbSecret.urn);
   expect(run.ofType(CNPG)).toHaveLength(0);
+});
+
+// pulumi-kubernetes's own Deployment await can return before a rollout has started (workload.ts says why);
+// each Deployment's rollout check (a DeploymentPatch that only annotates it) is what the order rests on.
+test("a rolling upgrade: api and content roll after the workers' rollout check; the history waits for all three", async () => {
+  const run = await render({ ...MINIMAL, image: "quay.io/pulp/pulp-minimal:3.85.1" }, {}, false, {
+    idle: false,
+    pulpcoreVersion: "3.85.0",
+  });
+  const check = (name: string) => run.k8s("DeploymentPatch", name);
+  for (const name of ["pulp-api", "pulp-content", "pulp-worker"]) {
+    // It annotates, and sets nothing a rollout or another field manager would notice.
+    expect(check(name).inputs.spec).toBeUndefined();
+    expect(Object.keys(check(name).inputs.metadata.annotations)).toEqual([ROLLED_OUT_ANNOTATION]);
+    expect(run.dependenciesOf(check(name))).toContain(run.k8s("Deployment", name).urn);
+    expect(run.dependenciesOf(run.k8s("ConfigMap", "pulp-deployed"))).toContain(check(name).urn);
+  }
+  for (const name of ["pulp-api", "pulp-content"])
+    expect(run.dependenciesOf(run.k8s("Deployment", name))).toContain(check("pulp-worker").urn);
+  expect(run.dependenciesOf(run.k8s("Deployment", "pulp-worker"))).not.toContain(check("pulp-api").urn);
 });
