@@ -11,7 +11,7 @@ import { PulpIngress } from "./ingress/ingress";
 import { JobGuard } from "./migration/jobGuard";
 import { MigrationJob } from "./migration/migrationJob";
 import { PulpNamespace } from "./namespace/namespace";
-import { Redis, REDIS_PORT } from "./redis/redis";
+import { Redis, REDIS_PORT, redisHost } from "./redis/redis";
 import { PulpSecrets } from "./secrets/pulpSecrets";
 import { Settings } from "./settings/settings";
 import { TYPES } from "./contract";
@@ -216,22 +216,6 @@ export class Pulp extends pulumi.ComponentResource {
       config.scheduling as Parameters<typeof podDefaults>[0],
       config.imagePullSecrets,
     );
-    const redis = parts.redis
-      ? new Redis(
-          `${name}-redis`,
-          {
-            namespace,
-            identity,
-            image: config.redis.image,
-            resources: config.redis.resources,
-            podSpecOverrides: config.redis.podSpecOverrides as PodSpecOverrides,
-            podDefaults: everyPod,
-            replicas: replicas.redis,
-          },
-          child,
-        )
-      : undefined;
-    if (redis) this.workloads.redis = redis.workload;
 
     this.settings = new Settings(
       `${name}-settings`,
@@ -245,7 +229,7 @@ export class Pulp extends pulumi.ComponentResource {
           allowedContentChecksums: config.allowedContentChecksums,
           database: database.settings,
           s3: config.storage.s3,
-          redis: redis ? { host: redis.host, port: REDIS_PORT } : undefined,
+          redis: parts.redis ? { host: redisHost(identity), port: REDIS_PORT } : undefined,
           cacheEnabled: config.cacheEnabled,
           workerType: config.workerType,
           tokenAuth: decision.tokenServer ? { server: decision.tokenServer } : undefined,
@@ -346,6 +330,25 @@ export class Pulp extends pulumi.ComponentResource {
             child,
           )
         : undefined;
+
+    // After the restore's check: a refused restore leaves no Redis behind in a new install.
+    const redis = parts.redis
+      ? new Redis(
+          `${name}-redis`,
+          {
+            namespace,
+            identity,
+            image: config.redis.image,
+            resources: config.redis.resources,
+            podSpecOverrides: config.redis.podSpecOverrides as PodSpecOverrides,
+            podDefaults: everyPod,
+            replicas: replicas.redis,
+            after: restoreCheck ? [restoreCheck.job] : [],
+          },
+          child,
+        )
+      : undefined;
+    if (redis) this.workloads.redis = redis.workload;
 
     // Every older process stops before `migrate` (a stop-the-world upgrade), or before a restore over the
     // live install replaces its data (decision.stop.restoring).

@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { scratchSize } from "../config/ephemeral";
 import { ResourcesConfig } from "../config/schema";
 import { contentHash } from "../shared/hash";
-import { Identity } from "../shared/labels";
+import { fixedName, Identity } from "../shared/labels";
 import { PodSpecOverrides } from "../shared/merge";
 import { PodDefaults } from "../workload/podSecurity";
 import { Workload } from "../workload/workload";
@@ -21,6 +21,13 @@ export interface RedisArgs {
   /** Merged over the generated pod spec, lists by name (shared/merge.ts). */
   podSpecOverrides?: PodSpecOverrides;
   podDefaults?: PodDefaults;
+  /** What must be done before the Deployment is made (a restore's check). */
+  after?: pulumi.Resource[];
+}
+
+/** The Service name of an instance's Redis, known before the Redis is made. */
+export function redisHost(identity: Identity): string {
+  return fixedName(identity, "redis");
 }
 
 /** A single Redis for the content cache and the redis worker type. It holds no data worth keeping. */
@@ -60,6 +67,7 @@ export class Redis extends pulumi.ComponentResource {
         topologySpread: false,
         podSpecOverrides: args.podSpecOverrides,
         podDefaults: args.podDefaults,
+        after: args.after,
         podSpec: {
           containers: [
             {

@@ -43,7 +43,7 @@ export class PulpWeb extends pulumi.ComponentResource {
         immutable: true,
         data: { "nginx.conf": conf },
       },
-      { parent: this },
+      { parent: this, dependsOn: args.after },
     );
     const health = { httpGet: { path: "/healthz", port: WEB_PORT }, periodSeconds: 10, timeoutSeconds: 5 };
     const startupTuned = Object.values(args.web.probes.startup).some((v) => v !== undefined);

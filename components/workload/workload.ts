@@ -157,7 +157,7 @@ export class Workload extends pulumi.ComponentResource {
         metadata: { name: this.name, namespace: args.namespace, labels: metaLabels },
         spec: { ...args.disruptionBudget, selector: { matchLabels: selector } },
       },
-      { parent: this },
+      { parent: this, dependsOn: args.after },
     );
 
     if (args.service) {

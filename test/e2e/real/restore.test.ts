@@ -249,6 +249,9 @@ test("a new stack restores the backup: keys from `npm run backup -- keys`, then 
   expect(kubectl(["get", "job", "-n", NS, "-o", "name"])).not.toContain(
     `restored-restore-${backupId.toLowerCase()}`,
   );
+  // No Pulp, Redis or pulp-web Deployment was made for the refused restore (its database was: the check
+  // does not wait for it, and an empty database holds nothing).
+  expect(kubectl(["get", "deployments", "-n", NS, "-o", "name"])).not.toMatch(/\/restored-/);
   mustPulumi(TARGET, ["config", "rm", "pulp:storage"]);
   // The default volume now; the dev stack's size again, as the rest of this test expects.
   mustPulumi(TARGET, ["config", "set", "--path", "pulp:storage.pvc.size", volume.size]);

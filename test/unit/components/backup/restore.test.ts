@@ -389,3 +389,25 @@ test("once restored, both Jobs stay as they were created, and no check runs for 
     "pulumi.com/replaceUnready": "true",
   });
 });
+
+test("a restore makes Redis and pulp-web only once its check has passed: a refusal leaves nothing of them", async () => {
+  const run = await render({ ...RESTORE, redis: { enabled: true }, web: { enabled: true } }, KEYS);
+  const [check] = run.ofType(JOB).filter((j) => j.inputs.metadata.name.startsWith("pulp-restore-check-"));
+  expect(check).toBeDefined();
+  const made = run.resources.filter(
+    (r) => r.custom && /^pulp-(redis|web)/.test(r.state.metadata?.name ?? ""),
+  );
+  expect(made.map((r) => r.type.split(":").pop()).sort()).toEqual([
+    "ConfigMap",
+    "Deployment",
+    "Deployment",
+    "DeploymentPatch",
+    "DeploymentPatch",
+    "PodDisruptionBudget",
+    "PodDisruptionBudget",
+    "Service",
+    "Service",
+  ]);
+  for (const r of made)
+    expect({ [r.name]: run.dependenciesOf(r).has(check.urn) }).toEqual({ [r.name]: true });
+});
