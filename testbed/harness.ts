@@ -106,6 +106,23 @@ export interface PulumiRun {
   seconds: number;
 }
 
+/** The command line that runs the real CLI on `stack` through testbed/local/pulumi.ts. */
+export function pulumiCommand(stack: string, args: string[], programDir?: string): [string, string[]] {
+  const dirArgs = programDir ? ["--program-dir", programDir] : [];
+  return [
+    path.join(REPO, "node_modules/.bin/ts-node"),
+    [
+      "-T",
+      path.join(REPO, "testbed/local/pulumi.ts"),
+      ...dirArgs,
+      ...args,
+      "--stack",
+      stack,
+      "--non-interactive",
+    ],
+  ];
+}
+
 /**
  * Runs the real CLI on `stack` (through testbed/local/pulumi.ts) and returns what it printed.
  * `programDir` (relative to the repository) runs another project, e.g. "stacks".
@@ -118,27 +135,15 @@ export function pulumi(
   input?: string,
 ): PulumiRun {
   const started = Date.now();
-  const dirArgs = programDir ? ["--program-dir", programDir] : [];
-  const r = spawnSync(
-    path.join(REPO, "node_modules/.bin/ts-node"),
-    [
-      "-T",
-      path.join(REPO, "testbed/local/pulumi.ts"),
-      ...dirArgs,
-      ...args,
-      "--stack",
-      stack,
-      "--non-interactive",
-    ],
-    {
-      cwd: REPO,
-      encoding: "utf8",
-      timeout: timeoutMs,
-      maxBuffer: 64 * 1024 * 1024,
-      env: { ...process.env, FORCE_COLOR: "0" },
-      input,
-    },
-  );
+  const [command, commandArgs] = pulumiCommand(stack, args, programDir);
+  const r = spawnSync(command, commandArgs, {
+    cwd: REPO,
+    encoding: "utf8",
+    timeout: timeoutMs,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, FORCE_COLOR: "0" },
+    input,
+  });
   return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr, seconds: (Date.now() - started) / 1000 };
 }
 
