@@ -30,6 +30,8 @@ module.exports = {
       moduleNameMapper: {
         "^typescript$": "<rootDir>/test/unit/helpers/lazy/typescript.js",
         "^@npmcli/arborist$": "<rootDir>/test/unit/helpers/lazy/arborist.js",
+        // The examples import the package by name, as a user's program does: its source here.
+        "^pulp-pulumi$": "<rootDir>/components/index.ts",
       },
       setupFilesAfterEnv: ["<rootDir>/test/unit/helpers/stackTraces.ts"],
     },

@@ -274,3 +274,31 @@ export const wrong: number = pulp.apiUrl;
   expect(res.stdout + res.stderr).toBe("");
   expect(res.status).toBe(0);
 });
+
+test("examples/two-instances type-checks against the installed package, as its README has users copy it", () => {
+  const dir = path.join(project, "two-instances");
+  fs.mkdirSync(dir, { recursive: true });
+  for (const file of ["index.ts", "tsconfig.json"]) {
+    fs.copyFileSync(path.join(REPO, "examples/two-instances", file), path.join(dir, file));
+  }
+  // The consumer project's node_modules (one level up) hold the package and its peers.
+  const res = spawnSync(
+    process.execPath,
+    [
+      require.resolve("typescript/bin/tsc"),
+      "-p",
+      ".",
+      "--noEmit",
+      "--typeRoots",
+      path.join(REPO, "node_modules", "@types"),
+      "--types",
+      "node",
+    ],
+    {
+      cwd: dir,
+      encoding: "utf8",
+    },
+  );
+  expect(res.stdout + res.stderr).toBe("");
+  expect(res.status).toBe(0);
+});
