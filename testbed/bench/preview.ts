@@ -2,9 +2,12 @@
 // with as many Kubernetes objects (testbed/bench/preview-baseline: a Namespace and ConfigMaps), on the kwok
 // cluster. Wall seconds and CPU seconds of the whole run (the CLI, the engine, the providers and the
 // program: every process /usr/bin/time waits for), the median of RUNS runs each, taken in turn; then the
-// ratios. Both programs run as the test bed runs every program (testbed/local/pulumi.ts, transpiled only).
+// ratios, and the CPU of each kind of process (the CLI and engine, the program, the Kubernetes provider,
+// the dynamic provider). Both programs run as the test bed runs every program (testbed/local/pulumi.ts,
+// transpiled only).
 // PULP_BENCH_KEEP=1 keeps both stacks for profiling.
-import { spawnSync } from "child_process";
+import { spawn } from "child_process";
+import * as fs from "fs";
 import { dropStack, freshStack, mustPulumi, pulumi, pulumiCommand } from "../harness";
 import { REPO, runMain } from "../local/environment";
 
@@ -19,20 +22,78 @@ interface Cost {
   cpu: number;
   /** The largest resident set of any one process, MB. */
   peakMb: number;
+  /** CPU seconds by process kind (sampled from /proc every 100 ms: a process shorter than that is missed). */
+  byProcess: Record<string, number>;
+}
+
+/** What a process of the run is, from its command line. */
+function kindOf(cmdline: string): string {
+  if (cmdline.includes("pulumi-resource-kubernetes")) return "kubernetes_provider";
+  if (cmdline.includes("pulumi-resource-pulumi-nodejs") || cmdline.includes("dynamic"))
+    return "dynamic_provider";
+  if (cmdline.includes("testbed/local/pulumi.ts")) return "program_and_language_host";
+  if (/(^|\/)pulumi\0/.test(cmdline)) return "cli_and_engine";
+  return "other";
+}
+
+/** CPU ticks and command line of every process below `root`, now. */
+function descendants(root: number): Map<number, { ticks: number; cmdline: string }> {
+  const procs = new Map<number, { ppid: number; ticks: number }>();
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // fields from the 3rd (state) on
+      procs.set(Number(entry), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+    } catch {
+      // gone since the listing
+    }
+  }
+  const found = new Map<number, { ticks: number; cmdline: string }>();
+  const under = (pid: number): boolean => {
+    for (let p = pid, hops = 0; p > 1 && hops < 20; p = procs.get(p)?.ppid ?? 0, hops++)
+      if (p === root) return true;
+    return false;
+  };
+  for (const [pid, { ticks }] of procs) {
+    if (pid === root || !under(pid)) continue;
+    let cmdline = "";
+    try {
+      cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    } catch {
+      continue;
+    }
+    found.set(pid, { ticks, cmdline });
+  }
+  return found;
 }
 
 /** One no-op preview, measured; fails when it is not one. */
-function preview(stack: string, programDir?: string): Cost {
+async function preview(stack: string, programDir?: string): Promise<Cost> {
   const [command, args] = pulumiCommand(stack, ["preview", "--expect-no-changes"], programDir);
-  const r = spawnSync("/usr/bin/time", ["-f", "BENCH %e %U %S %M", command, ...args], {
+  const child = spawn("/usr/bin/time", ["-f", "BENCH %e %U %S %M", command, ...args], {
     cwd: REPO,
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
     env: { ...process.env, FORCE_COLOR: "0" },
   });
-  if (r.status !== 0) throw new Error(`preview of ${stack} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
-  const [wall, user, sys, rssKb] = /^BENCH (\S+) (\S+) (\S+) (\S+)$/m.exec(r.stderr)!.slice(1).map(Number);
-  return { wall, cpu: user + sys, peakMb: Math.round(rssKb / 1024) };
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  const seen = new Map<number, { ticks: number; cmdline: string }>();
+  const sampler = setInterval(() => {
+    for (const [pid, p] of descendants(child.pid!)) seen.set(pid, p);
+  }, 100);
+  const status = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  clearInterval(sampler);
+  if (status !== 0) throw new Error(`preview of ${stack} failed (${status}):\n${stdout}\n${stderr}`);
+  const [wall, user, sys, rssKb] = /^BENCH (\S+) (\S+) (\S+) (\S+)$/m.exec(stderr)!.slice(1).map(Number);
+  const byProcess: Record<string, number> = {};
+  const hz = 100; // USER_HZ
+  for (const { ticks, cmdline } of seen.values()) {
+    const kind = kindOf(cmdline);
+    byProcess[kind] = Math.round(((byProcess[kind] ?? 0) + ticks / hz) * 100) / 100;
+  }
+  return { wall, cpu: user + sys, peakMb: Math.round(rssKb / 1024), byProcess };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -59,8 +120,8 @@ runMain(async () => {
   const pulp: Cost[] = [];
   const baseline: Cost[] = [];
   for (let i = 0; i < RUNS; i++) {
-    pulp.push(preview(STACK));
-    baseline.push(preview(BASELINE, BASELINE_DIR));
+    pulp.push(await preview(STACK));
+    baseline.push(await preview(BASELINE, BASELINE_DIR));
   }
   const lines = [
     `preview_kubernetes_objects ${objects}`,
@@ -68,6 +129,12 @@ runMain(async () => {
       `preview_pulp_${k}_median ${median(pulp.map((c) => c[k]))}`,
       `preview_baseline_${k}_median ${median(baseline.map((c) => c[k]))}`,
     ]),
+    ...[...new Set([...pulp, ...baseline].flatMap((c) => Object.keys(c.byProcess)))]
+      .sort()
+      .flatMap((kind) => [
+        `preview_pulp_cpu_${kind}_median ${median(pulp.map((c) => c.byProcess[kind] ?? 0))}`,
+        `preview_baseline_cpu_${kind}_median ${median(baseline.map((c) => c.byProcess[kind] ?? 0))}`,
+      ]),
     `preview_ratio_wall ${(median(pulp.map((c) => c.wall)) / median(baseline.map((c) => c.wall))).toFixed(2)}`,
     `preview_ratio_cpu ${(median(pulp.map((c) => c.cpu)) / median(baseline.map((c) => c.cpu))).toFixed(2)}`,
   ];
