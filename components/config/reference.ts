@@ -1,0 +1,175 @@
+// The configuration reference: what each top-level `pulp:` key is, in one place. docs/configuration.md's
+// table is generated from it (`npm run docs:config`); test/unit/docs/configReference.test.ts fails when
+// the file is stale or a default here is not the schema's, and the type below fails to compile when the
+// schema has a key this does not document.
+import { configSchema } from "./schema";
+
+export type ConfigKey = keyof typeof configSchema.shape;
+
+/** A row of the reference; `sameAs` shares the row of another key (api, content and worker). */
+export type KeyDoc = { type: string; default: string; meaning: string } | { sameAs: ConfigKey };
+
+export const CONFIG_REFERENCE: Record<ConfigKey, KeyDoc> = {
+  namespace: { type: "string", default: "`pulp`", meaning: "namespace (DNS label)" },
+  createNamespace: {
+    type: "boolean",
+    default: "`true`",
+    meaning: "create it, labelled for Pod Security `restricted`",
+  },
+  instanceName: {
+    type: "string",
+    default: "`pulp`",
+    meaning: "prefix of every name, `app.kubernetes.io/instance`",
+  },
+  image: {
+    type: "string",
+    default: "`quay.io/pulp/pulp-minimal:3.123.1`",
+    meaning:
+      "Pulp image; a version tag or a digest (`latest`, `stable`, `nightly`, `main` and no tag are refused)",
+  },
+  pulpcoreVersion: {
+    type: "string",
+    default: "from the tag",
+    meaning: "required when the image is pinned by digest only",
+  },
+  plugins: {
+    type: "object",
+    default: "`{}` (unknown)",
+    meaning:
+      'plugin versions the image carries, by app label (`{ansible: "0.30.3", rpm: "3.39.4"}`): the upgrade plan checks plugin migrations for these, and a change re-runs the migration Job under the same tag.',
+  },
+  contentOrigin: { type: "string", default: "required", meaning: "`CONTENT_ORIGIN`, `scheme://host[:port]`" },
+  apiRoot: { type: "string", default: "`/pulp/`", meaning: "`API_ROOT`, starts and ends with `/`" },
+  contentPathPrefix: {
+    type: "string",
+    default: "`/pulp/content/`",
+    meaning: "`CONTENT_PATH_PREFIX`, starts and ends with `/`",
+  },
+  allowedContentChecksums: {
+    type: "string[]",
+    default: "`[sha224, sha256, sha384, sha512]`",
+    meaning: "must contain `sha256`",
+  },
+  cacheEnabled: { type: "boolean", default: "`false`", meaning: "content cache (needs `redis.enabled`)" },
+  workerType: {
+    type: "string",
+    default: "`pulpcore`",
+    meaning: "`pulpcore` or `redis` (needs `redis.enabled` and pulpcore >= 3.108.0)",
+  },
+  tokenAuth: {
+    type: "boolean",
+    default: "`false`",
+    meaning: "container token auth with a generated ES256 key pair",
+  },
+  maintenance: {
+    type: "boolean",
+    default: "`false`",
+    meaning: "workers at zero (no new tasks run); api and content keep serving",
+  },
+  idle: {
+    type: "boolean",
+    default: "`false`",
+    meaning: "every Deployment at zero; data, keys and database kept",
+  },
+  api: { type: "object", default: "see below", meaning: "one Deployment each" },
+  content: { sameAs: "api" },
+  worker: { sameAs: "api" },
+  web: {
+    type: "object",
+    default: "`{enabled: false}`",
+    meaning:
+      "pulp-web nginx: `enabled`, `image` (`quay.io/pulp/pulp-web:3.123.1`), `replicas` (2), `resources` (ephemeral-storage limit unless set: `clientMaxBodySize` + 1Gi, as nginx buffers each upload whole in /tmp), `clientMaxBodySize` (`10g`; `/v2/` has no limit), `listenIPv6` (`true`; turn off where nodes have IPv6 disabled), `podDisruptionBudget`, `probes`, `topologySpread`, `podSpecOverrides`",
+  },
+  redis: {
+    type: "object",
+    default: "`{enabled: false}`",
+    meaning: "`enabled`, `image` (`docker.io/library/redis:7.4.2-alpine`), `resources`, `podSpecOverrides`",
+  },
+  database: {
+    type: "object",
+    default: "required",
+    meaning:
+      "exactly one of `external: {host, port (5432), name (pulp), user (pulp), sslmode (prefer), version}` or `cloudnativepg: {instances (3), storageSize (10Gi), storageClass, imageName, resources}`; unset, the preview names both with a command for each. Pulp needs PostgreSQL 14 or newer: an `imageName` whose tag is a plain version below 14 is refused, and so is an external `version` (the server's major, optional: nothing else tells the version at preview)",
+  },
+  storage: {
+    type: "object",
+    default: "`{pvc: {size: 50Gi, accessMode: ReadWriteMany}}`",
+    meaning:
+      "exactly one of `pvc: {size, storageClass, accessMode}` or `s3: {bucket, endpointUrl, region, accessKeyId, workingDirectorySize}` (`workingDirectorySize`, 20Gi: the node disk, an emptyDir's sizeLimit, each api, content, worker and migration pod may fill with Pulp's working directory: uploads, downloads and task files before they go to the bucket); `ReadWriteOnce` is refused (why: [operations.md](operations.md))",
+  },
+  ingress: {
+    type: "object",
+    default: "`{enabled: false}`",
+    meaning: "`enabled`, `kind` (`Ingress` or `Route`), `host`, `className`, `tlsSecretName`, `annotations`",
+  },
+  dataVolumes: {
+    type: "object[]",
+    default: "`[]`",
+    meaning:
+      "CDI imports: `{name, url (http/https tar), size, storageClass, waitForFirstConsumer}`; a `url` that carries a credential (user info, a signature or token in its query: a presigned URL) must be secret config (`pulumi config set --secret --path 'pulp:dataVolumes[0].url'`), and every DataVolume's spec is a secret in the state",
+  },
+  restore: {
+    type: "object",
+    default: "none",
+    meaning:
+      "restore a backup into this new install: `backup` (an id), `claim` (the PVC in the namespace that holds it; default `<instance>-backups`) or `http: {url, size, storageClass, waitForFirstConsumer}` (the exported archive, through a CDI DataVolume; `url` is secret config, refused in plain text) or `s3: {bucket, prefix, endpointUrl, region, accessKeyId, size, storageClass}` (the archive in the bucket backups go to, fetched with `pulp:restoreS3SecretAccessKey`); needs the backup's keys (`npm run backup -- keys <id>`, `--archive <id>.keys.tar` for http); refused on a live install unless `overwrite` names the same backup (see [Restore](backup-restore.md#restore))",
+  },
+  backup: {
+    type: "object",
+    default: "`{enabled: false}`",
+    meaning:
+      "backups into a volume of their own (see [Backups](backup-restore.md#backups)): `enabled`, `schedule` (cron, e.g. `0 3 * * *`; unset: on demand only), `keep` (7 complete backups), `image` (a PostgreSQL image whose `pg_dump` is at least the server's major; default `database.cloudnativepg.imageName`, else required), `volume: {size (100Gi), storageClass}`, `resources`, `s3: {bucket, prefix (<namespace>/<instance>/), endpointUrl, region, accessKeyId}` (each backup also to object storage, with `keep` there too)",
+  },
+  namespaceQuota: {
+    type: "object",
+    default: "`{}`",
+    meaning:
+      "`{requestsStorage}`: checked against everything this install requests, imports counted twice (scratch space)",
+  },
+  migration: {
+    type: "object",
+    default: "`{}`",
+    meaning:
+      '`resources`, `backoffLimit` (2), `timeout` (`"6h"`: how long `up` awaits the restore Job and the migration Job, each; past it `up` fails, the Job runs on, and the next `up` refuses, naming the `kubectl wait` to run, until it has finished), `podAnnotations` (e.g. `sidecar.istio.io/inject: "false"`: a Job whose pod keeps a sidecar never completes), `podSpecOverrides` (the migrate container is named `migrate`; they apply to the admin password\'s reset Job too)',
+  },
+  scheduling: {
+    type: "object",
+    default: "`{}`",
+    meaning:
+      "where every pod runs (api, content, worker, web, Redis, the migration Job, and the CloudNativePG Cluster's `spec.affinity`): `nodeSelector` (label keys and values by the API server's rules), `tolerations` (`operator` `Exists`/`Equal`, `effect` `NoSchedule`/`PreferNoSchedule`/`NoExecute`, `tolerationSeconds` only with `NoExecute`), `affinity` (pods: as in a pod spec; the Cluster takes `nodeAffinity`). A component's `podSpecOverrides` changes its own.",
+  },
+  imagePullSecrets: {
+    type: "list of Secret names",
+    default: "`[]`",
+    meaning:
+      "Secrets (type `kubernetes.io/dockerconfigjson`) every pod pulls its image with: api, content, worker, web, Redis, the migration Job, and the CloudNativePG Cluster. They must exist in the namespace before the pods start: with `createNamespace: false`, create the namespace and `kubectl create secret docker-registry <name> ...` first",
+  },
+  trustedCa: {
+    type: "object",
+    default: "none",
+    meaning:
+      "certificate authorities the api, content and worker processes trust besides the image's own, for remotes behind a private CA. `certificates`: PEM text (`pulumi config set --path pulp:trustedCa.certificates < ca.crt`: a multi-line value comes in on standard input), kept in the ConfigMap `<instance>-trusted-ca`; a change rolls the pods. Or `configMap`: an existing ConfigMap whose every key is PEM (read at pod start: roll the pods after changing it). An init container appends them to the image's bundle and `SSL_CERT_FILE`/`REQUESTS_CA_BUNDLE` point at the result; the migration Job does not get them (it fetches nothing), so a change does not re-run migrations",
+  },
+  extraSettings: {
+    type: "object",
+    default: "`{}`",
+    meaning: "further `settings.py` entries (UPPER_CASE); settings the program owns are refused",
+  },
+};
+
+/** The reference as the Markdown table docs/configuration.md holds, rows in the order above. */
+export function configReferenceTable(): string {
+  const rows: { keys: ConfigKey[]; doc: Exclude<KeyDoc, { sameAs: ConfigKey }> }[] = [];
+  for (const [key, doc] of Object.entries(CONFIG_REFERENCE) as [ConfigKey, KeyDoc][]) {
+    if ("sameAs" in doc) rows.find((r) => r.keys[0] === doc.sameAs)!.keys.push(key);
+    else rows.push({ keys: [key], doc });
+  }
+  return [
+    "| key | type | default | meaning |",
+    "| --- | --- | --- | --- |",
+    ...rows.map(
+      ({ keys, doc }) =>
+        `| ${keys.map((k) => `\`${k}\``).join(", ")} | ${doc.type} | ${doc.default} | ${doc.meaning} |`,
+    ),
+  ].join("\n");
+}
