@@ -33,7 +33,10 @@ module.exports = {
         // The examples import the package by name, as a user's program does: its source here.
         "^pulp-pulumi$": "<rootDir>/components/index.ts",
       },
-      setupFilesAfterEnv: ["<rootDir>/test/unit/helpers/stackTraces.ts"],
+      setupFilesAfterEnv: [
+        "<rootDir>/test/unit/helpers/stackTraces.ts",
+        "<rootDir>/test/unit/helpers/closures.ts",
+      ],
     },
     // unit too (no cluster), but slow: the npm package as users install it.
     { ...common, displayName: "package", testMatch: ["<rootDir>/test/unit/package/**/*.test.ts"] },
