@@ -153,7 +153,11 @@ export function importVerdict(
     const unschedulable = (pod.status?.conditions ?? []).find(
       (c: any) => c.type === "PodScheduled" && c.status === "False" && c.reason === "Unschedulable",
     );
-    if (unschedulable) {
+    // CDI makes the importer pod before its scratch PVC, and a PVC is unbound while it is provisioned: the
+    // scheduler retries once they are there (seen on the real CDI: `persistentvolumeclaim "…-scratch" not
+    // found`). What no retry mends (no node with the room, a selector, a taint) ends the wait.
+    const passing = /persistentvolumeclaim "[^"]+" not found|unbound immediate PersistentVolumeClaims/;
+    if (unschedulable && !passing.test(String(unschedulable.message ?? ""))) {
       return {
         state: "failed",
         message: `${where}: importer pod ${pod.metadata.name} cannot be scheduled: ${unschedulable.message}`,

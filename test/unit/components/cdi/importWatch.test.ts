@@ -140,6 +140,25 @@ test("during the import: done, waiting, or a failure with its cause", () => {
     "DataVolume pulp/seed-dump: importer pod importer-seed-dump cannot be scheduled: 0/4 nodes are available: 4 Insufficient memory.",
   );
 
+  // Before CDI has made the scratch PVC, or while a PVC is provisioned, the scheduler waits: so does the watch.
+  for (const message of [
+    '0/4 nodes are available: persistentvolumeclaim "seed-dump-scratch" not found. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.',
+    "0/4 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.",
+  ]) {
+    const passing = importVerdict(
+      TARGET,
+      seen({
+        dataVolume: at("ImportScheduled"),
+        pods: [
+          importer({ state: { waiting: { reason: "ContainerCreating" } } }, [
+            { type: "PodScheduled", status: "False", reason: "Unschedulable", message },
+          ]),
+        ],
+      }),
+    );
+    expect(passing.state).toBe("waiting");
+  }
+
   const crashing = importVerdict(
     TARGET,
     seen({
