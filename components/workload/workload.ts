@@ -1,6 +1,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { Component, fixedName, Identity, labels, runningLabels, selectorLabels } from "../shared/labels";
+import { contentHash } from "../shared/hash";
 import { deepMerge, PodSpecOverrides } from "../shared/merge";
 import { PodDefaults, restricted } from "./podSecurity";
 
@@ -8,8 +9,8 @@ import { PodDefaults, restricted } from "./podSecurity";
 import { CONFIG_HASH_ANNOTATION } from "../contract";
 export { CONFIG_HASH_ANNOTATION };
 
-/** Deployment annotation: the generation the last `up` saw roll out completely. */
-export const ROLLED_OUT_ANNOTATION = "pulp.pulpproject.org/rolled-out-generation";
+/** Deployment annotation: a hash of the pod template the last `up` saw roll out completely. */
+export const ROLLED_OUT_ANNOTATION = "pulp.pulpproject.org/rolled-out-template";
 
 export interface WorkloadArgs {
   namespace: pulumi.Input<string>;
@@ -93,6 +94,13 @@ export class Workload extends pulumi.ComponentResource {
       args.uid,
     );
 
+    const template = {
+      metadata: {
+        labels: podLabels,
+        annotations: { ...args.podAnnotations, [CONFIG_HASH_ANNOTATION]: args.configHash },
+      },
+      spec: podSpec,
+    };
     const progressDeadlineSeconds = args.progressDeadlineSeconds ?? 600;
     const rolloutTimeout = `${progressDeadlineSeconds * (args.replicas + 1)}s`;
     this.deployment = new k8s.apps.v1.Deployment(
@@ -113,13 +121,7 @@ export class Workload extends pulumi.ComponentResource {
           strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
           revisionHistoryLimit: 5,
           progressDeadlineSeconds,
-          template: {
-            metadata: {
-              labels: podLabels,
-              annotations: { ...args.podAnnotations, [CONFIG_HASH_ANNOTATION]: args.configHash },
-            },
-            spec: podSpec,
-          },
+          template,
         },
       },
       {
@@ -135,8 +137,9 @@ export class Workload extends pulumi.ComponentResource {
     // 4.32, provider/pkg/await/deployment.go) subscribes to the namespace's shared informer after its patch,
     // and a cached copy from before the patch has observedGeneration == generation and the old revision
     // complete (CI: `up` returned with an old content pod serving). This patch, applied after the Deployment
-    // returned, only annotates it (no rollout); its await waits until the controller has observed the new
-    // generation and reports its ReplicaSet available.
+    // returned, only annotates it (no rollout; a new annotation does bump a Deployment's generation, so the
+    // value is the template's hash, which only the program changes); its await waits until the controller
+    // has observed the Deployment's latest generation and reports its ReplicaSet available.
     this.rolledOut = new k8s.apps.v1.DeploymentPatch(
       `${name}-rolled-out`,
       {
@@ -144,7 +147,7 @@ export class Workload extends pulumi.ComponentResource {
           name: this.deployment.metadata.name,
           namespace: this.deployment.metadata.namespace,
           annotations: {
-            [ROLLED_OUT_ANNOTATION]: this.deployment.metadata.generation.apply((g) => String(g ?? "")),
+            [ROLLED_OUT_ANNOTATION]: pulumi.output(template).apply((t) => contentHash(t)),
           },
         },
       },

@@ -1,6 +1,7 @@
 // Order is what keeps an upgrade safe: nothing rolls before the migration Job, and the Job runs only
 // once the database, the secrets, the settings and the storage exist.
 import { MINIMAL } from "../../helpers/configs";
+import { contentHash } from "../../../../components/shared/hash";
 import { ROLLED_OUT_ANNOTATION } from "../../../../components/workload/workload";
 import { CNPG, DEPLOYMENT, JOB, PVC, render, SECRET } from "../../helpers/render";
 
@@ -51,6 +52,11 @@ test("a rolling upgrade: api and content roll after the workers' rollout check; 
     // It annotates, and sets nothing a rollout or another field manager would notice.
     expect(check(name).inputs.spec).toBeUndefined();
     expect(Object.keys(check(name).inputs.metadata.annotations)).toEqual([ROLLED_OUT_ANNOTATION]);
+    // The template's hash: a new annotation bumps a Deployment's generation, so the generation would never
+    // settle (a refreshed preview would always want to update the check).
+    expect(check(name).inputs.metadata.annotations[ROLLED_OUT_ANNOTATION]).toBe(
+      contentHash(run.k8s("Deployment", name).inputs.spec.template),
+    );
     expect(run.dependenciesOf(check(name))).toContain(run.k8s("Deployment", name).urn);
     expect(run.dependenciesOf(run.k8s("ConfigMap", "pulp-deployed"))).toContain(check(name).urn);
   }
