@@ -26,10 +26,16 @@ export interface JobGuardInputs {
   expected?: { pulpcoreVersion?: string };
   /**
    * The namespace's uid as the Kubernetes provider sees it: compared with what `kube` sees, so that the
-   * steps that call the API themselves act on the cluster the provider deploys to. Unknown in the preview
-   * of a first install (the namespace does not exist yet); checked in the update.
+   * steps that call the API themselves act on the cluster the provider deploys to. Unknown while the
+   * provider cannot tell it; checked again in the update.
    */
   namespaceUid?: string;
+  /**
+   * Whether this is a preview. The provider previews a namespace it is about to create with a uid of its
+   * server-side dry run, which no cluster holds yet: in a preview, a namespace that `kube` does not see is
+   * not refused (the update checks again, once the namespace exists, before anything stops).
+   */
+  dryRun?: boolean;
 }
 
 /** The fields of a Job read here. */
@@ -105,7 +111,8 @@ export const jobGuardProvider: pulumi.dynamic.ResourceProvider = {
     if (news.namespaceUid && news.namespaceUid !== unknown) {
       const seen = await api.request("GET", `/api/v1/namespaces/${encodeURIComponent(news.namespace)}`);
       const uid = (seen as unknown as { metadata?: { uid?: string } } | undefined)?.metadata?.uid;
-      if (uid !== news.namespaceUid) {
+      const notCreatedYet = uid === undefined && news.dryRun === true;
+      if (uid !== news.namespaceUid && !notCreatedYet) {
         throw new Error(clusterMismatch(news.namespace, news.namespaceUid, uid, api.server));
       }
     }
@@ -135,7 +142,7 @@ export const jobGuardProvider: pulumi.dynamic.ResourceProvider = {
   },
 };
 
-export type JobGuardArgs = Omit<JobGuardInputs, "kube" | "namespaceUid"> & {
+export type JobGuardArgs = Omit<JobGuardInputs, "kube" | "namespaceUid" | "dryRun"> & {
   /** May hold a whole kubeconfig: a secret in the state. */
   kube: pulumi.Input<KubeTarget>;
   namespaceUid?: pulumi.Input<string>;
@@ -144,6 +151,7 @@ export type JobGuardArgs = Omit<JobGuardInputs, "kube" | "namespaceUid"> & {
 /** The check itself: the restore and migration Jobs (and the stop-the-world step) depend on it. */
 export class JobGuard extends pulumi.dynamic.Resource {
   constructor(name: string, args: JobGuardArgs, opts?: pulumi.CustomResourceOptions) {
-    super(jobGuardProvider, name, { ...args, kube: pulumi.secret(args.kube) }, opts, "pulp", "JobGuard");
+    const inputs = { ...args, kube: pulumi.secret(args.kube), dryRun: pulumi.runtime.isDryRun() };
+    super(jobGuardProvider, name, inputs, opts, "pulp", "JobGuard");
   }
 }

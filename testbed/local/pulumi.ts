@@ -34,7 +34,7 @@ async function program(dir: string): Promise<Record<string, unknown>> {
 }
 
 async function startLanguageServer(dir: string): Promise<{ address: string; stop: () => void }> {
-  return serveProgram(() => program(dir));
+  return serveProgram(() => program(dir), dir);
 }
 
 /**
@@ -43,13 +43,18 @@ async function startLanguageServer(dir: string): Promise<{ address: string; stop
  */
 export async function serveProgram(
   run: () => Promise<unknown>,
+  dir = REPO,
 ): Promise<{ address: string; stop: () => void }> {
+  // The program's own @pulumi/pulumi serves it, as the Node.js language host runs a program with its own
+  // SDK: a project outside the repository (an installed package's consumer) has a copy of its own, and
+  // two copies in one process disagree on the gRPC messages ("Request message serialization failure").
+  const sdk = (module: string) => require.resolve(`@pulumi/pulumi/${module}`, { paths: [dir] });
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const { LanguageServer } = require("@pulumi/pulumi/automation/server");
-  const langrpc = require("@pulumi/pulumi/proto/language_grpc_pb");
-  const { grpcChannelOptions } = require("@pulumi/pulumi/runtime");
-  // The gRPC library @pulumi/pulumi itself uses, so the service definitions match.
-  const grpc = require(require.resolve("@grpc/grpc-js", { paths: [require.resolve("@pulumi/pulumi")] }));
+  const { LanguageServer } = require(sdk("automation/server"));
+  const langrpc = require(sdk("proto/language_grpc_pb"));
+  const { grpcChannelOptions } = require(sdk("runtime"));
+  // The gRPC library that @pulumi/pulumi itself uses, so the service definitions match.
+  const grpc = require(require.resolve("@grpc/grpc-js", { paths: [sdk("runtime")] }));
   /* eslint-enable @typescript-eslint/no-require-imports */
   const server = new grpc.Server(grpcChannelOptions);
   server.addService(langrpc.LanguageRuntimeService, new LanguageServer(run));

@@ -102,6 +102,20 @@ test("a running restore Job is refused; its running check Job and another instan
   await expect(check("other")).resolves.toBeDefined();
 });
 
+// The provider previews a namespace it is about to create with its dry run's uid: no cluster holds it yet.
+test("in a preview, a namespace the given cluster does not hold yet passes; in the update it is refused", async () => {
+  jobs = [];
+  const dryRunUid = "6f1d2c3b-0000-4000-8000-00000000000c";
+  const fresh = { namespace: "pulp-new", namespaceUid: dryRunUid };
+  await expect(check("pulp", { ...fresh, dryRun: true })).resolves.toBeDefined();
+  const refused = await check("pulp", { ...fresh, dryRun: false }).catch((e: Error) => e.message);
+  expect(refused).toContain(
+    `namespace pulp-new has uid ${dryRunUid} through the provider, and does not exist at ${requestsServer()}`,
+  );
+  // Seen by both with two uids: refused in a preview too.
+  await expect(check("pulp", { namespaceUid: dryRunUid, dryRun: true })).rejects.toThrow(/are not the same/);
+});
+
 test("unfinished", () => {
   expect(unfinished(job("a", "migration", COMPLETE))).toBe(false);
   expect(unfinished(job("a", "migration", FAILED))).toBe(false);
