@@ -143,7 +143,8 @@ runMain(async () => {
   if (!process.env.PULP_BENCH_KEEP) {
     mustPulumi(BASELINE, ["destroy", "--yes", "--skip-preview"], BASELINE_DIR);
     pulumi(BASELINE, ["stack", "rm", "--force", "--yes"], undefined, BASELINE_DIR);
-    mustPulumi(STACK, ["destroy", "--yes", "--skip-preview"]);
+    // What holds data is protected (kept on destroy): the namespace's deletion takes it.
+    mustPulumi(STACK, ["destroy", "--yes", "--skip-preview", "--exclude-protected"]);
     dropStack(STACK, NS);
   }
   return 0;
