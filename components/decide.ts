@@ -6,7 +6,7 @@ import { planRestore, RestoreFetchSource, RestoreImport, RestorePlan } from "./b
 import { PulpConfig } from "./config/parse";
 import { SecretName } from "./config/rules";
 import { Backend } from "./ingress/ingress";
-import { fixedName, Identity } from "./shared/labels";
+import { fixedName, Identity } from "./common/labels";
 import { Deployed } from "./upgrade/deployed";
 import { needsAppStatusCleanup, rollOrder, UpgradePlan } from "./upgrade/plan";
 import { StopTheWorldArgs } from "./upgrade/stopTheWorld";

@@ -16,9 +16,9 @@ import { PulpSecrets } from "./secrets/pulpSecrets";
 import { Settings } from "./settings/settings";
 import { TYPES } from "./contract";
 import { decideInstall, PULP_PROCESSES } from "./decide";
-import { contentHash } from "./shared/hash";
-import { PodSpecOverrides } from "./shared/merge";
-import { labels } from "./shared/labels";
+import { contentHash } from "./common/hash";
+import { PodSpecOverrides } from "./common/merge";
+import { labels } from "./common/labels";
 import { ArtifactStorage } from "./storage/artifactStorage";
 import { PulpWeb } from "./web/pulpWeb";
 import {

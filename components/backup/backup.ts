@@ -13,7 +13,7 @@ import {
   TOKEN_PRIVATE_KEY_FILE,
   TOKEN_PUBLIC_KEY_FILE,
 } from "../settings/render";
-import { fixedName, Identity, labels, runningLabels } from "../shared/labels";
+import { fixedName, Identity, labels, runningLabels } from "../common/labels";
 import { PodDefaults, restricted } from "../workload/podSecurity";
 import { PULP_PYTHON } from "../workload/pulpProcess";
 

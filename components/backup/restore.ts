@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { RESTORE, scratchSize, STREAMING } from "../config/ephemeral";
 import { PULP_DATA_DIR } from "../settings/render";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
-import { fixedName, Identity, labels, runningLabels } from "../shared/labels";
+import { fixedName, Identity, labels, runningLabels } from "../common/labels";
 import { PodDefaults, restricted } from "../workload/podSecurity";
 import { PACKAGE_OF, WAYPOINTS } from "../upgrade/migrations";
 import { PULP_PYTHON } from "../workload/pulpProcess";

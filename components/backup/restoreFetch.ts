@@ -4,7 +4,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { scratchSize, STREAMING } from "../config/ephemeral";
 import { holds } from "../contract";
-import { fixedName, Identity, labels, runningLabels } from "../shared/labels";
+import { fixedName, Identity, labels, runningLabels } from "../common/labels";
 import { PodDefaults, restricted } from "../workload/podSecurity";
 import { PULP_PYTHON } from "../workload/pulpProcess";
 import { RestoreFetchSource } from "./restorePlan";

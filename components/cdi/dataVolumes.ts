@@ -2,7 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { PulpConfig } from "../config/parse";
 import { holds } from "../contract";
-import { Identity, labels } from "../shared/labels";
+import { Identity, labels } from "../common/labels";
 import { KubeTarget } from "../upgrade/kubeApi";
 import { ImportWatch } from "./importWatch";
 

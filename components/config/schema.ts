@@ -50,7 +50,7 @@ const containerOverride = z.looseObject({
 });
 
 /**
- * The escape hatch (components/shared/merge.ts, PodSpecOverrides): any pod spec field, merged over the
+ * The escape hatch (components/common/merge.ts, PodSpecOverrides): any pod spec field, merged over the
  * generated spec. Containers, initContainers, volumes and env merge by name, volumeMounts by mountPath and
  * ports by containerPort: adding one env var keeps the rest. Default `{}`.
  */

@@ -3,7 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { PulpConfig } from "../config/parse";
 import { DatabaseSettings } from "../settings/render";
 import { holds } from "../contract";
-import { fixedName, Identity, labels } from "../shared/labels";
+import { fixedName, Identity, labels } from "../common/labels";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
 
 export interface DatabaseArgs {

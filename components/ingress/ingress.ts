@@ -1,7 +1,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { PulpConfig } from "../config/parse";
-import { fixedName, Identity, labels } from "../shared/labels";
+import { fixedName, Identity, labels } from "../common/labels";
 
 export interface Backend {
   service: string;

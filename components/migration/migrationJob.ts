@@ -6,9 +6,9 @@ import * as pulumi from "@pulumi/pulumi";
 import { ResourcesConfig } from "../config/schema";
 import { SETTINGS_PATH } from "../settings/render";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
-import { contentHash } from "../shared/hash";
-import { fixedName, Identity, runningLabels } from "../shared/labels";
-import { deepMerge, PodSpecOverrides } from "../shared/merge";
+import { contentHash } from "../common/hash";
+import { fixedName, Identity, runningLabels } from "../common/labels";
+import { deepMerge, PodSpecOverrides } from "../common/merge";
 import { PodDefaults, restricted } from "../workload/podSecurity";
 import {
   initDirsContainer,
@@ -38,7 +38,7 @@ export interface MigrationJobArgs {
   /** How long `pulumi up` awaits the Job (pulp:migration.timeout), such as "6h". */
   timeout: string;
   podAnnotations: Record<string, string>;
-  /** Merged over the generated pod spec, lists by name (shared/merge.ts). Part of the Job's name. */
+  /** Merged over the generated pod spec, lists by name (common/merge.ts). Part of the Job's name. */
   podSpecOverrides?: PodSpecOverrides;
   /** nodeSelector, tolerations and affinity of the Job's pod (before podSpecOverrides). */
   podDefaults?: PodDefaults;

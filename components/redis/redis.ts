@@ -1,9 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import { scratchSize } from "../config/ephemeral";
 import { ResourcesConfig } from "../config/schema";
-import { contentHash } from "../shared/hash";
-import { fixedName, Identity } from "../shared/labels";
-import { PodSpecOverrides } from "../shared/merge";
+import { contentHash } from "../common/hash";
+import { fixedName, Identity } from "../common/labels";
+import { PodSpecOverrides } from "../common/merge";
 import { PodDefaults } from "../workload/podSecurity";
 import { Workload } from "../workload/workload";
 
@@ -18,7 +18,7 @@ export interface RedisArgs {
   resources: ResourcesConfig;
   /** 1, or 0 when the install is idle. */
   replicas: number;
-  /** Merged over the generated pod spec, lists by name (shared/merge.ts). */
+  /** Merged over the generated pod spec, lists by name (common/merge.ts). */
   podSpecOverrides?: PodSpecOverrides;
   podDefaults?: PodDefaults;
   /** What must be done before the Deployment is made (a restore's check). */

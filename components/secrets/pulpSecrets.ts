@@ -3,7 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { SuppliedSecrets } from "../config/load";
 import { DB_FIELDS_KEY_FILE, TOKEN_PRIVATE_KEY_FILE, TOKEN_PUBLIC_KEY_FILE } from "../settings/render";
 import { Holding, holds } from "../contract";
-import { fixedName, Identity, labels } from "../shared/labels";
+import { fixedName, Identity, labels } from "../common/labels";
 import { GeneratedSecret } from "./generatedSecret";
 
 export interface PulpSecretsArgs {

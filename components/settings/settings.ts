@@ -1,7 +1,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { contentHash } from "../shared/hash";
-import { fixedName, Identity, labels } from "../shared/labels";
+import { contentHash } from "../common/hash";
+import { fixedName, Identity, labels } from "../common/labels";
 import { renderSettings, SettingsInput } from "./render";
 
 export interface SettingsArgs {

@@ -6,8 +6,8 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { SMALL_DIR, TINY } from "../config/ephemeral";
 import { PulpConfig } from "../config/parse";
-import { contentHash } from "../shared/hash";
-import { fixedName, Identity, labels } from "../shared/labels";
+import { contentHash } from "../common/hash";
+import { fixedName, Identity, labels } from "../common/labels";
 
 type Container = k8s.types.input.core.v1.Container;
 

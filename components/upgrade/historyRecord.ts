@@ -1,6 +1,6 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { Identity, labels } from "../shared/labels";
+import { Identity, labels } from "../common/labels";
 import { Deployed } from "./deployed";
 import { historyData, historyName } from "./history";
 

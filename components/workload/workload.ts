@@ -1,8 +1,8 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { Component, fixedName, Identity, labels, runningLabels, selectorLabels } from "../shared/labels";
-import { contentHash } from "../shared/hash";
-import { deepMerge, PodSpecOverrides } from "../shared/merge";
+import { Component, fixedName, Identity, labels, runningLabels, selectorLabels } from "../common/labels";
+import { contentHash } from "../common/hash";
+import { deepMerge, PodSpecOverrides } from "../common/merge";
 import { PodDefaults, restricted } from "./podSecurity";
 
 /** Pod-template annotation holding a hash of exactly the config the pods consume: a change rolls them. */
@@ -25,7 +25,7 @@ export interface WorkloadArgs {
   service?: { port: number; targetPort: number };
   disruptionBudget: { maxUnavailable: number } | { minAvailable: number };
   topologySpread: boolean;
-  /** Merged over the generated spec, lists by name (shared/merge.ts); sidecars get the secure defaults too. */
+  /** Merged over the generated spec, lists by name (common/merge.ts); sidecars get the secure defaults too. */
   podSpecOverrides?: PodSpecOverrides;
   /** nodeSelector, tolerations and affinity of the pods (before podSpecOverrides). */
   podDefaults?: PodDefaults;

@@ -1,7 +1,7 @@
 // Order is what keeps an upgrade safe: nothing rolls before the migration Job, and the Job runs only
 // once the database, the secrets, the settings and the storage exist.
 import { MINIMAL } from "../../helpers/configs";
-import { contentHash } from "../../../../components/shared/hash";
+import { contentHash } from "../../../../components/common/hash";
 import { ROLLED_OUT_ANNOTATION } from "../../../../components/workload/workload";
 import { CNPG, DEPLOYMENT, JOB, PVC, render, SECRET } from "../../helpers/render";
 

@@ -1,7 +1,7 @@
 // Unit: the escape hatch's merge as a plain function (no mocks), then through the program under Pulumi mocks
 // (test/unit/helpers/pulumiMocks.ts) for every pod the program creates.
 import { parseConfig } from "../../../../components/config/parse";
-import { deepMerge } from "../../../../components/shared/merge";
+import { deepMerge } from "../../../../components/common/merge";
 import { MINIMAL } from "../../helpers/configs";
 import { podSpecs, render } from "../../helpers/render";
 
