@@ -3,7 +3,6 @@
 // (the real CLI and engine; a provider of the program's own, from the cluster's kubeconfig in secret
 // config): two instances on two releases in two namespaces, each answering `pulp status` through its own
 // pulp-web; then an upgrade of one, which changes and rolls that one only.
-import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -17,6 +16,7 @@ import {
 } from "../../../testbed/harness";
 import { REPO, STATE } from "../../../testbed/local/environment";
 import { portForward, pulpCli } from "../../../testbed/real/clients";
+import { installPackage } from "../../../testbed/package/install";
 import { ensureCnpgOperator } from "../../../testbed/real/cnpg";
 import {
   importImages,
@@ -31,7 +31,6 @@ jest.setTimeout(30 * 60 * 1000);
 const STACK = "package";
 const FROM = "3.121.3";
 const TO = "3.123.1";
-const NPM = "npm";
 /** The instances of the example's stack file, and the release each starts on. */
 const STARTS = { "team-a": TO, "team-b": FROM } as const;
 type Team = keyof typeof STARTS;
@@ -87,9 +86,6 @@ async function coreVersionOf(team: Team, port: number): Promise<string> {
   }
 }
 
-const run = (cmd: string, args: string[], cwd: string) =>
-  execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 << 20 });
-
 beforeAll(
   () => {
     importImages();
@@ -107,27 +103,10 @@ beforeAll(
 
     // The package as npm would publish it, installed where nothing of the repository is in reach.
     work = fs.mkdtempSync(path.join(os.tmpdir(), "pulp-package-e2e-"));
-    const packed = JSON.parse(run(NPM, ["pack", "--json", "--pack-destination", work], REPO));
-    project = path.join(work, "platform");
-    fs.mkdirSync(project);
+    project = installPackage(work, "platform").project;
     for (const file of ["index.ts", "Pulumi.yaml", "tsconfig.json"]) {
       fs.copyFileSync(path.join(REPO, "examples/two-instances", file), path.join(project, file));
     }
-    const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8"));
-    fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "platform", private: true }));
-    const peers = Object.keys(pkg.peerDependencies).map((p) => `${p}@${pkg.devDependencies[p]}`);
-    run(
-      NPM,
-      [
-        "install",
-        "--no-audit",
-        "--no-fund",
-        "--prefer-offline",
-        path.join(work, packed[0].filename),
-        ...peers,
-      ],
-      project,
-    );
 
     // The example's stack file, with the bed's instances; the kubeconfig as a user sets it.
     pulumi(STACK, ["stack", "rm", "--force", "--yes"], undefined, project);

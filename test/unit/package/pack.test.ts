@@ -5,22 +5,18 @@
 // require()s resolve in the user's project, and a TypeScript consumer type-checks against the .d.ts.
 //
 // Takes about a minute (a build, an npm install), so it is its own jest project: npm run test:package.
-import { execFileSync, spawnSync } from "child_process";
+import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import { installPackage } from "../../../testbed/package/install";
 
 const REPO = path.resolve(__dirname, "../../..");
 const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8"));
-const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 
 let work: string;
-let tarball: string;
 let files: string[];
 let project: string;
-
-const run = (cmd: string, args: string[], cwd: string) =>
-  execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 << 20 });
 
 /** Runs `args` with node in the consumer project: exit code and both outputs (a failure is a value). */
 function node(args: string[]): { status: number | null; stdout: string; stderr: string } {
@@ -30,20 +26,7 @@ function node(args: string[]): { status: number | null; stdout: string; stderr: 
 
 beforeAll(() => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), "pulp-pack-"));
-  const packed = JSON.parse(run(NPM, ["pack", "--json", "--pack-destination", work], REPO));
-  tarball = path.join(work, packed[0].filename);
-  files = packed[0].files.map((f: { path: string }) => f.path);
-
-  project = path.join(work, "consumer");
-  fs.mkdirSync(project);
-  fs.writeFileSync(
-    path.join(project, "package.json"),
-    JSON.stringify({ name: "consumer", version: "1.0.0", private: true }),
-  );
-  // The peers at the versions the repository pins (npm refuses them, ERESOLVE, if the package's peer
-  // ranges do not allow them); from the npm cache when it has them.
-  const peers = Object.keys(pkg.peerDependencies).map((p) => `${p}@${pkg.devDependencies[p]}`);
-  run(NPM, ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball, ...peers], project);
+  ({ files, project } = installPackage(work, "consumer"));
 }, 240_000);
 
 afterAll(() => {

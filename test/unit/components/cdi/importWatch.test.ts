@@ -120,32 +120,9 @@ test("during the import: done, waiting, or a failure with its cause", () => {
     /names no storage class and the cluster has no default/,
   );
 
-  const pending = importVerdict(
-    TARGET,
-    seen({
-      dataVolume: at("ImportScheduled"),
-      pods: [
-        importer({ state: { waiting: { reason: "ContainerCreating" } } }, [
-          {
-            type: "PodScheduled",
-            status: "False",
-            reason: "Unschedulable",
-            message: "0/4 nodes are available: 4 Insufficient memory.",
-          },
-        ]),
-      ],
-    }),
-  );
-  expect((pending as { message: string }).message).toBe(
-    "DataVolume pulp/seed-dump: importer pod importer-seed-dump cannot be scheduled: 0/4 nodes are available: 4 Insufficient memory.",
-  );
-
-  // Before CDI has made the scratch PVC, or while a PVC is provisioned, the scheduler waits: so does the watch.
-  for (const message of [
-    '0/4 nodes are available: persistentvolumeclaim "seed-dump-scratch" not found. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.',
-    "0/4 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.",
-  ]) {
-    const passing = importVerdict(
+  /** The verdict while the importer pod is unschedulable for `message`. */
+  const unschedulable = (message: string) =>
+    importVerdict(
       TARGET,
       seen({
         dataVolume: at("ImportScheduled"),
@@ -156,6 +133,17 @@ test("during the import: done, waiting, or a failure with its cause", () => {
         ],
       }),
     );
+  const pending = unschedulable("0/4 nodes are available: 4 Insufficient memory.");
+  expect((pending as { message: string }).message).toBe(
+    "DataVolume pulp/seed-dump: importer pod importer-seed-dump cannot be scheduled: 0/4 nodes are available: 4 Insufficient memory.",
+  );
+
+  // Before CDI has made the scratch PVC, or while a PVC is provisioned, the scheduler waits: so does the watch.
+  for (const message of [
+    '0/4 nodes are available: persistentvolumeclaim "seed-dump-scratch" not found. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.',
+    "0/4 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.",
+  ]) {
+    const passing = unschedulable(message);
     expect(passing.state).toBe("waiting");
   }
 
