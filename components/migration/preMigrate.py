@@ -76,7 +76,7 @@ def driver():
 def wait(db, args, interval=2):
     while True:
         try:
-            conn = db.connect(connect_timeout=10, **args)
+            conn = db.connect(**{"connect_timeout": 10, **args})  # the settings may set their own
             conn.autocommit = True  # DROP INDEX CONCURRENTLY cannot run in a transaction
             conn.cursor().execute("SELECT 1")
             return conn

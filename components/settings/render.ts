@@ -40,6 +40,22 @@ export interface SettingsInput {
   extra: Record<string, unknown>;
 }
 
+/**
+ * libpq's limits on a dead database (its defaults: no connect timeout, keepalive after two hours, retransmits
+ * for about 15 min). pulpcore ends a process whose heartbeat fails, by design (app/entrypoint.py,
+ * content/__init__.py); a heartbeat stuck on a connection whose server vanished (a deleted or failed-over
+ * instance) would end it minutes after the database is back, mid-request. With these it fails within
+ * about 30 s, while the database is away, and a waiting worker notices a lost primary within a minute.
+ */
+const CONNECTION_LIMITS = {
+  connect_timeout: 10,
+  keepalives: 1,
+  keepalives_idle: 30,
+  keepalives_interval: 10,
+  keepalives_count: 3,
+  tcp_user_timeout: 30_000,
+};
+
 export function settingsValues(input: SettingsInput): Record<string, unknown> {
   const settings: Record<string, unknown> = {
     CONTENT_ORIGIN: input.contentOrigin,
@@ -54,7 +70,7 @@ export function settingsValues(input: SettingsInput): Record<string, unknown> {
         NAME: input.database.name,
         USER: input.database.user,
         CONN_MAX_AGE: 0,
-        OPTIONS: { sslmode: input.database.sslmode },
+        OPTIONS: { sslmode: input.database.sslmode, ...CONNECTION_LIMITS },
       },
     },
     DB_ENCRYPTION_KEY: `${KEYS_DIR}/${DB_FIELDS_KEY_FILE}`,

@@ -11,6 +11,7 @@ import {
   migrateScript,
   PRE_MIGRATE_SCRIPT,
 } from "../../../../components/migration/migrationJob";
+import { renderSettings } from "../../../../components/settings/render";
 
 test.each([true, false])("clearStaleAppStatus %s: sh parses the script", (clear) => {
   const script = migrateScript({ clearStaleAppStatus: clear });
@@ -68,12 +69,19 @@ describe("preMigrate.py with a stand-in psycopg", () => {
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "premigrate-"));
     fs.copyFileSync(path.join(__dirname, "fixtures", "psycopg.py"), path.join(dir, "psycopg.py"));
-    // What components/settings/render.ts writes: literals only.
+    // What the program writes, database options included (their connect_timeout once clashed with the script's).
     fs.writeFileSync(
       path.join(dir, "settings.py"),
-      'DATABASES = {"default": {"ENGINE": "django.db.backends.postgresql", "HOST": "db.pulp.svc", ' +
-        '"PORT": 5432, "NAME": "pulp", "USER": "pulp", "CONN_MAX_AGE": 0, "OPTIONS": {"sslmode": "require"}}}\n' +
-        'ALLOWED_CONTENT_CHECKSUMS = ["sha1", "sha256"]\n',
+      renderSettings({
+        contentOrigin: "https://pulp.example.com",
+        apiRoot: "/pulp/",
+        contentPathPrefix: "/pulp/content/",
+        allowedContentChecksums: ["sha1", "sha256"],
+        database: { host: "db.pulp.svc", port: 5432, name: "pulp", user: "pulp", sslmode: "require" },
+        cacheEnabled: false,
+        workerType: "pulpcore",
+        extra: {},
+      }),
     );
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -107,9 +115,14 @@ describe("preMigrate.py with a stand-in psycopg", () => {
       connect_timeout: 10,
       dbname: "pulp",
       host: "db.pulp.svc",
+      keepalives: 1,
+      keepalives_count: 3,
+      keepalives_idle: 30,
+      keepalives_interval: 10,
       password: "db-pass",
       port: 5432,
       sslmode: "require",
+      tcp_user_timeout: 30000,
       user: "pulp",
     });
     expect(out).toContain("Waiting for PostgreSQL at db.pulp.svc:5432: connection refused");

@@ -44,7 +44,7 @@ test("settings.py holds the database location but never a secret", () => {
   const text = renderSettings(base);
   expect(text).toContain('CONTENT_ORIGIN = "https://pulp.example.com"');
   expect(text).toContain(
-    'DATABASES = {"default": {"CONN_MAX_AGE": 0, "ENGINE": "django.db.backends.postgresql", "HOST": "pulp-db-rw", "NAME": "pulp", "OPTIONS": {"sslmode": "prefer"}, "PORT": 5432, "USER": "pulp"}}',
+    'DATABASES = {"default": {"CONN_MAX_AGE": 0, "ENGINE": "django.db.backends.postgresql", "HOST": "pulp-db-rw", "NAME": "pulp", "OPTIONS": {"connect_timeout": 10, "keepalives": 1, "keepalives_count": 3, "keepalives_idle": 30, "keepalives_interval": 10, "sslmode": "prefer", "tcp_user_timeout": 30000}, "PORT": 5432, "USER": "pulp"}}',
   );
   expect(text).toContain('DB_ENCRYPTION_KEY = "/etc/pulp/keys/database_fields.symmetric.key"');
   expect(text).not.toMatch(/SECRET_KEY|PASSWORD/);
