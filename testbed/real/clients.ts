@@ -6,7 +6,7 @@ import * as fs from "fs";
 import * as http from "http";
 import * as os from "os";
 import * as path from "path";
-import { kubectlUntil } from "../harness";
+import { kubectlTry, kubectlUntil } from "../harness";
 import { REPO } from "../local/environment";
 
 const CLIENTS_BIN = execFileSync("bash", [path.join(REPO, "testbed/clients/install.sh")], {
@@ -72,6 +72,36 @@ export const sha256 = (data: Buffer | string) => crypto.createHash("sha256").upd
 export interface Pulp {
   baseUrl: string;
   password: string;
+  /** Where it runs: a failure that pulp-web answered for (502-504) then says what its pods were doing. */
+  namespace?: string;
+}
+
+/** The namespace's pods (restarts, readiness, how each last ended) and the last lines of pulp-web and the api. */
+export function podReport(namespace: string): string {
+  const pods = kubectlTry(["get", "pods", "-n", namespace, "-o", "wide"]).output;
+  const ended = kubectlTry([
+    "get",
+    "pods",
+    "-n",
+    namespace,
+    "-o",
+    "jsonpath={range .items[*]}{.metadata.name}{' '}{.status.containerStatuses[*].lastState.terminated}{'\\n'}{end}",
+  ]).output;
+  const logs = ["deployment/pulp-web", "deployment/pulp-api"].map((d) => {
+    const tail = (previous: boolean) =>
+      kubectlTry([
+        "logs",
+        "-n",
+        namespace,
+        d,
+        "--all-containers",
+        "--timestamps",
+        "--tail=15",
+        ...(previous ? ["--previous"] : []),
+      ]).output;
+    return `--- ${d}:\n${tail(false)}--- ${d}, previous container:\n${tail(true)}`;
+  });
+  return [pods, ended, ...logs].join("\n");
 }
 
 /** pulp-cli as a user runs it; throws with its output on a non-zero exit. Returns parsed JSON when it prints JSON. */
@@ -96,7 +126,11 @@ export function pulpCli(pulp: Pulp, args: string[]): any {
       env: { ...process.env, HOME: fs.mkdtempSync("/tmp/pulp-cli-") },
     },
   );
-  if (r.status !== 0) throw new Error(`pulp ${args.join(" ")} exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
+  if (r.status !== 0) {
+    const proxied = pulp.namespace && /50[234] [A-Z]/.test(`${r.stdout}${r.stderr}`);
+    const report = proxied ? `\nat that moment in ${pulp.namespace}:\n${podReport(pulp.namespace!)}` : "";
+    throw new Error(`pulp ${args.join(" ")} exited ${r.status}:\n${r.stdout}\n${r.stderr}${report}`);
+  }
   const out = r.stdout.trim();
   try {
     return out ? JSON.parse(out) : undefined;
