@@ -218,25 +218,34 @@ export function freshStack(stack: string, changes: Record<string, unknown>, base
   // still terminating would fail in obscure ways, so a namespace that does not go fails here. A stack with
   // `createNamespace: false` installs beside another one, whose namespace stays.
   if (typeof changes.namespace === "string" && changes.createNamespace !== false) {
-    kubectlTry([
-      "delete",
-      "namespace",
-      changes.namespace,
-      "--ignore-not-found",
-      "--wait=true",
-      "--timeout=300s",
-    ]);
-    const left = kubectlTry(["get", "namespace", changes.namespace, "-o", "jsonpath={.status}"]);
-    if (left.ok) {
-      throw new Error(
-        `namespace ${changes.namespace} of an earlier run is still there after 300 s: ${left.output}`,
-      );
-    }
+    deleteNamespace(changes.namespace, 300);
   }
   writeStackConfig(stack, changes, base);
   pulumi(stack, ["stack", "rm", "--force", "--yes"]);
   writeStackConfig(stack, changes, base);
   mustPulumi(stack, ["stack", "init"]);
+}
+
+/**
+ * Deletes a namespace and waits until it is gone; fails after `seconds` with what is left. While pods
+ * remain, Kubernetes' namespace controller (OrderedNamespaceDeletion, pkg/controller/namespace) deletes
+ * nothing else and looks again only after half the longest pod grace period: 30 min for Pulp's workers
+ * (3600 s), however soon they exit. Any change to the namespace makes it look at once, so it is touched
+ * every few seconds (what docs/operations.md tells a user to do by hand).
+ */
+export function deleteNamespace(namespace: string, seconds: number): void {
+  kubectlTry(["delete", "namespace", namespace, "--ignore-not-found", "--wait=false"]);
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const left = kubectlTry(["get", "namespace", namespace, "-o", "jsonpath={.status}"]);
+    if (!left.ok && /NotFound/.test(left.output)) return;
+    if (Date.now() > deadline) {
+      const pods = kubectlTry(["get", "pods", "-n", namespace, "-o", "wide"]).output;
+      throw new Error(`namespace ${namespace} is still there after ${seconds} s: ${left.output}\n${pods}`);
+    }
+    kubectlTry(["annotate", "namespace", namespace, `testbed.pulp/looked-at=${Date.now()}`, "--overwrite"]);
+    spawnSync("sleep", ["3"]);
+  }
 }
 
 /**

@@ -3,6 +3,7 @@
 // kept on destroy. An install that nothing records (here pulp-operator's) is refused with a kubectl
 // command, and that command pasted as printed makes the next preview plan an upgrade from it.
 import {
+  deleteNamespace,
   dropStack,
   freshStack,
   getJson,
@@ -67,7 +68,7 @@ test("pulp-operator's install in the namespace is refused, and the printed kubec
       expect.stringMatching(/Upgrade plan \[[a-z-]+\]: upgrade 3\.84\.0 -> 3\.85\.0/),
     ]);
   } finally {
-    kubectl(["delete", "namespace", NS, "--wait=true", "--timeout=120s"]);
+    deleteNamespace(NS, 120);
   }
 });
 

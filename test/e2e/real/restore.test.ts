@@ -14,6 +14,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import {
+  deleteNamespace,
   dropStack,
   freshStack,
   getJson,
@@ -547,7 +548,7 @@ test("an install restores its own backup over itself with the keys it generated:
 test("with the install gone, data and namespace included, the bucket brings it back into a new namespace", async () => {
   // Both installs of the namespace go: their database, volumes (the backups one too) and Secrets.
   dropStack(SOURCE, NS);
-  kubectl(["wait", "--for=delete", `namespace/${NS}`, "--timeout=300s"]);
+  deleteNamespace(NS, 300);
 
   freshStack(
     FRESH,
