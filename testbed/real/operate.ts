@@ -1,5 +1,5 @@
-// What an operator of a real install runs beside it: the backup tool as a person runs it, and Python in
-// an api pod's own Pulp.
+// What an operator of a real install runs beside it: the backup tool and the doctor as a person runs them,
+// and Python in an api pod's own Pulp.
 import { spawnSync } from "child_process";
 import * as path from "path";
 import { items, kubectl } from "../harness";
@@ -32,6 +32,26 @@ export function backupTool(namespace: string, ...command: string[]): ToolRun {
     },
   );
   return { ok: r.status === 0, stdout: r.stdout, stderr: r.stderr, seconds: (Date.now() - started) / 1000 };
+}
+
+/** `npm run doctor -- -n <namespace> -o json` with the bed's kubectl: its exit code and its findings. */
+export function doctor(namespace: string): {
+  code: number | null;
+  findings: { severity: string; subject: string; what: string; fix: string }[];
+  stderr: string;
+} {
+  const r = spawnSync(
+    "npx",
+    ["--no-install", "ts-node", "-T", "tools/doctor/main.ts", "-n", namespace, "-o", "json"],
+    {
+      cwd: REPO,
+      encoding: "utf8",
+      env: { ...process.env, KUBECONFIG, PULP_KUBECTL: path.join(toolchainBin(), "kubectl") },
+      timeout: 2 * 60 * 1000,
+    },
+  );
+  const findings = r.stdout.trim() ? JSON.parse(r.stdout).findings : [];
+  return { code: r.status, findings, stderr: r.stderr };
 }
 
 /** The JSON line a backup tool command prints last (`now`: the backup's id and sizes). */

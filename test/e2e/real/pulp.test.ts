@@ -31,7 +31,7 @@ import {
 } from "../../../testbed/real/clients";
 import { ensureCnpgOperator, hibernate, wake } from "../../../testbed/real/cnpg";
 import { serveFilesOverHttps } from "../../../testbed/real/httpsFiles";
-import { pulpShell } from "../../../testbed/real/operate";
+import { doctor, pulpShell } from "../../../testbed/real/operate";
 import { busyboxArchive, importImages, ONE_POD_EACH } from "../../../testbed/real/stack";
 import { ensureTls } from "../../../testbed/tls/selfSigned";
 
@@ -101,7 +101,16 @@ test("a fresh `pulumi up` brings up Pulp on the real node, and `pulp status` is 
       expect(pod.status.containerStatuses[0].restartCount).toBe(0);
     }
   }
+  // The doctor finds no problem in it (a start-up restart may remain as a warning).
+  const checkup = doctor(NS);
+  expect({ stderr: checkup.stderr, problems: problems(checkup.findings) }).toEqual({
+    stderr: "",
+    problems: [],
+  });
 });
+
+const problems = (findings: { severity: string; subject: string }[]) =>
+  findings.filter((f) => f.severity === "problem").map((f) => f.subject);
 
 test("the admin password that starts with '-' logs in, and the all-digit secret key reaches Django as that string", () => {
   expect(pulpCli(pulp, ["user", "show", "--username", "admin"]).username).toBe("admin");
@@ -295,7 +304,17 @@ test("a database outage (CloudNativePG hibernates every instance): Pulp's proces
   try {
     await hibernate(NS, DATABASE_CLUSTER);
     // Longer than a database-bound liveness probe would take to restart a pod: 20 s period x 5 failures.
-    await new Promise((r) => setTimeout(r, 130_000));
+    await new Promise((r) => setTimeout(r, 60_000));
+    // Meanwhile the doctor names it: the api has no ready pod (its readiness asks the database) or, if it
+    // still answers, Pulp's status says the database is away.
+    const asked = Date.now();
+    const checkup = doctor(NS);
+    timings.doctorSeconds = (Date.now() - asked) / 1000;
+    expect(checkup.code).toBe(2);
+    expect(problems(checkup.findings)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^(service\/pulp-api|database)$/)]),
+    );
+    await new Promise((r) => setTimeout(r, Math.max(0, outage + 130_000 - Date.now())));
   } finally {
     await wake(NS, DATABASE_CLUSTER);
   }
@@ -352,6 +371,10 @@ test("a database outage (CloudNativePG hibernates every instance): Pulp's proces
     await new Promise((r) => setTimeout(r, 3000));
   }
   expect({ restarts: pulpRestarts().count, failed }).toEqual({ restarts: settled.count, failed: [] });
+  // The doctor sees no problem left; the restarts are warnings that point at the database.
+  const recovered = doctor(NS);
+  expect(problems(recovered.findings)).toEqual([]);
+  expect(recovered.findings.map((f) => f.what).join("\n")).toMatch(/cannot reach its database/);
 });
 
 /** The address pods reach the host at: the real node's own (its bridge). */

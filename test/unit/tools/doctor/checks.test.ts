@@ -1,0 +1,355 @@
+// Unit. The doctor's judgement (tools/doctor/checks.ts) on snapshots as the collector writes them: a healthy
+// install has no finding; each fault it knows is named with where it is and what to run. The snapshots'
+// shapes are those read from the real node (the real outage test runs the doctor on a live install).
+import { diagnose, Finding } from "../../../../tools/doctor/checks";
+import { parseArgs } from "../../../../tools/doctor/main";
+import { render } from "../../../../tools/doctor/render";
+import { Snapshot } from "../../../../tools/doctor/snapshot";
+
+const AT = "2026-11-26T06:00:00.000Z";
+const ago = (seconds: number) => new Date(Date.parse(AT) - seconds * 1000).toISOString();
+const NS = "pulp-prod";
+
+function healthy(): Snapshot {
+  const beat = { last_heartbeat: ago(5) };
+  return {
+    namespace: NS,
+    instance: "pulp",
+    at: AT,
+    status: {
+      ok: true,
+      body: {
+        versions: [{ component: "core", version: "3.123.1" }],
+        database_connection: { connected: true },
+        redis_connection: { connected: true },
+        online_workers: [{ name: "1@pulp-worker-a", ...beat }],
+        online_api_apps: [{ name: "15@pulp-api-a", ...beat }],
+        online_content_apps: [{ name: "31@pulp-content-a", ...beat }],
+      },
+    },
+    pods: ["api", "content", "worker"].map((component) => ({
+      name: `pulp-${component}-a`,
+      component,
+      phase: "Running",
+      node: "node-1",
+      created: ago(86400),
+      ready: "True",
+      containers: [{ name: component, ready: true, restarts: 0 }],
+    })),
+    deployments: ["api", "content", "worker"].map((component) => ({
+      name: `pulp-${component}`,
+      component,
+      desired: 1,
+      available: 1,
+      updated: 1,
+    })),
+    jobs: [
+      {
+        name: "pulp-migrate-1a2b",
+        component: "migration",
+        created: ago(86400),
+        active: 0,
+        succeeded: 1,
+        failed: 0,
+      },
+    ],
+    events: [],
+    pvcs: [{ name: "pulp-artifacts", phase: "Bound", storageClass: "nfs", accessModes: ["ReadWriteMany"] }],
+    database: { name: "pulp-db", phase: "Cluster in healthy state", instances: 3, readyInstances: 3 },
+    dataVolumes: [],
+    backup: { cronJob: "pulp-backup", suspended: false, schedule: "0 3 * * *", lastSuccess: ago(3 * 3600) },
+  };
+}
+
+/** The findings in a form a reader can check at a glance: severity, subject, and the fix's first words. */
+const brief = (findings: Finding[]) => findings.map((f) => `${f.severity} ${f.subject}`);
+
+test("a healthy install: no finding, and the report says so", () => {
+  const s = healthy();
+  expect(diagnose(s)).toEqual([]);
+  expect(render(s, [])).toContain("No problems found.");
+});
+
+test("the database is away: Pulp's status says so, and the fix names the CloudNativePG cluster", () => {
+  const s = healthy();
+  if (s.status.ok) s.status.body.database_connection.connected = false;
+  const [f] = diagnose(s);
+  expect(f).toMatchObject({ severity: "problem", subject: "database" });
+  expect(f.fix).toContain(`kubectl get cluster pulp-db -n ${NS}`);
+});
+
+test("the API does not answer: named with the command that shows the api pods", () => {
+  const s = healthy();
+  s.status = {
+    ok: false,
+    error: 'Error from server (ServiceUnavailable): no endpoints available for service "http:pulp-api:http"',
+  };
+  const [f] = diagnose(s);
+  expect(f.subject).toBe("service/pulp-api");
+  expect(f.what).toContain("no endpoints available");
+  expect(f.fix).toContain("app.kubernetes.io/component=api");
+});
+
+test("no worker and no content app online: two problems (tasks wait, downloads fail)", () => {
+  const s = healthy();
+  if (s.status.ok) {
+    s.status.body.online_workers = [];
+    s.status.body.online_content_apps = [];
+  }
+  expect(brief(diagnose(s))).toEqual(["problem deployment/pulp-worker", "problem deployment/pulp-content"]);
+});
+
+test("a crash loop out of memory: the fix is the component's memory limit key", () => {
+  const s = healthy();
+  s.pods[1].containers[0] = {
+    name: "content",
+    ready: false,
+    restarts: 7,
+    waiting: "CrashLoopBackOff",
+    lastEnded: { reason: "OOMKilled", exitCode: 137, finishedAt: ago(30) },
+  };
+  const [f] = diagnose(s);
+  expect(f).toMatchObject({ severity: "problem", subject: "pod/pulp-content-a" });
+  expect(f.what).toContain("OOMKilled (exit 137)");
+  expect(f.fix).toContain("pulumi config set --path pulp:content.resources.limits.memory");
+});
+
+test("a crash loop for another reason: the previous container's log", () => {
+  const s = healthy();
+  s.pods[0].containers[0] = {
+    name: "api",
+    ready: false,
+    restarts: 4,
+    waiting: "CrashLoopBackOff",
+    lastEnded: { reason: "Error", exitCode: 1, finishedAt: ago(20) },
+  };
+  expect(diagnose(s)[0].fix).toBe(`kubectl logs pulp-api-a -c api --previous -n ${NS}`);
+});
+
+test("an image that cannot be pulled names the image keys and the pull secrets", () => {
+  const s = healthy();
+  s.pods[2].containers[0] = {
+    name: "worker",
+    ready: false,
+    restarts: 0,
+    waiting: "ImagePullBackOff",
+    waitingMessage: 'Back-off pulling image "quay.io/pulp/pulp-minimal:3.999.0"',
+  };
+  const [f] = diagnose(s);
+  expect(f.what).toContain("3.999.0");
+  expect(f.fix).toContain("pulp:imagePullSecrets");
+});
+
+test("a recent restart is a warning that points at the database; an old one is history", () => {
+  const s = healthy();
+  s.pods[2].containers[0] = {
+    name: "worker",
+    ready: true,
+    restarts: 1,
+    lastEnded: { reason: "Error", exitCode: 1, finishedAt: ago(600) },
+  };
+  const [f] = diagnose(s);
+  expect(f).toMatchObject({ severity: "warning", subject: "pod/pulp-worker-a" });
+  expect(f.what).toContain("cannot reach its database");
+  s.pods[2].containers[0].lastEnded!.finishedAt = ago(2 * 86400);
+  expect(diagnose(s)).toEqual([]);
+});
+
+test("a pod no node takes, for want of CPU: the requests key; for an unbound claim: the PVC", () => {
+  const s = healthy();
+  s.pods.push({
+    name: "pulp-worker-b",
+    component: "worker",
+    phase: "Pending",
+    created: ago(600),
+    ready: "False",
+    containers: [],
+  });
+  s.events.push({
+    type: "Warning",
+    reason: "FailedScheduling",
+    message: "0/3 nodes are available: 3 Insufficient cpu.",
+    object: "Pod/pulp-worker-b",
+    count: 12,
+    last: ago(30),
+  });
+  let [f] = diagnose(s);
+  expect(f.what).toContain("Insufficient cpu");
+  expect(f.fix).toContain("resources.requests");
+  s.events[0].message =
+    "pod has unbound immediate PersistentVolumeClaims. preemption: 0/3 nodes are available";
+  [f] = diagnose(s);
+  expect(f.fix).toContain("kubectl get pvc");
+  // A pod that has waited only a little is starting, not stuck.
+  s.pods[3].created = ago(30);
+  expect(diagnose(s)).toEqual([]);
+});
+
+test("Multi-Attach: a problem that names ReadWriteMany and object storage", () => {
+  const s = healthy();
+  s.events.push({
+    type: "Warning",
+    reason: "FailedAttachVolume",
+    message: 'Multi-Attach error for volume "pvc-1" Volume is already used by pod(s) pulp-api-a',
+    object: "Pod/pulp-api-b",
+    count: 3,
+    last: ago(60),
+  });
+  const [f] = diagnose(s);
+  expect(f).toMatchObject({ severity: "problem", subject: "pod/pulp-api-b" });
+  expect(f.fix).toMatch(/ReadWriteMany.*pulp:storage\.s3/);
+});
+
+test("a stalled rollout and a Deployment with nothing available", () => {
+  const s = healthy();
+  s.deployments[0] = {
+    ...s.deployments[0],
+    stalled: "ProgressDeadlineExceeded",
+    stalledMessage: 'ReplicaSet "pulp-api-7d9c" has timed out progressing.',
+  };
+  s.deployments[1] = { ...s.deployments[1], available: 0 };
+  expect(brief(diagnose(s))).toEqual(["problem deployment/pulp-api", "problem deployment/pulp-content"]);
+});
+
+test("a failed migration says the script's last words; a long one is a warning", () => {
+  const s = healthy();
+  s.jobs.push({
+    name: "pulp-migrate-3c4d",
+    component: "migration",
+    created: ago(300),
+    active: 0,
+    succeeded: 0,
+    failed: 1,
+    failure: { reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit" },
+    said: "django.db.utils.OperationalError: could not obtain lock",
+  });
+  let [f] = diagnose(s);
+  expect(f.subject).toBe("job/pulp-migrate-3c4d");
+  expect(f.what).toContain("could not obtain lock");
+  expect(f.fix).toContain("pulumi up");
+  // Only the newest migration counts: a later one that succeeded mends it.
+  s.jobs.push({ ...s.jobs[0], name: "pulp-migrate-5e6f", created: ago(60) });
+  expect(diagnose(s)).toEqual([]);
+  // A migration still running after 45 min (the newest Job): worth a look, not yet a failure.
+  const running = healthy();
+  running.jobs.push({
+    name: "pulp-migrate-7a8b",
+    component: "migration",
+    created: ago(45 * 60),
+    active: 1,
+    succeeded: 0,
+    failed: 0,
+  });
+  [f] = diagnose(running);
+  expect(f).toMatchObject({ severity: "warning", subject: "job/pulp-migrate-7a8b" });
+  expect(f.what).toContain("45 min");
+});
+
+test("backups: a failed last one is a problem; none for eight days is a warning; a suspended CronJob is not judged", () => {
+  const s = healthy();
+  s.jobs.push({
+    name: "pulp-backup-manual-1",
+    component: "backup",
+    created: ago(600),
+    active: 0,
+    succeeded: 0,
+    failed: 1,
+    failure: { reason: "BackoffLimitExceeded", message: "" },
+    said: "artifact artifact/ab/cdef missing from the volume",
+  });
+  expect(brief(diagnose(s))).toEqual(["problem job/pulp-backup-manual-1"]);
+  s.jobs.pop();
+  s.backup!.lastSuccess = ago(9 * 86400);
+  expect(diagnose(s)[0].what).toContain("9 days old");
+  s.backup!.lastSuccess = undefined;
+  expect(diagnose(s)[0].what).toContain("no scheduled backup has succeeded yet");
+  s.backup!.suspended = true;
+  expect(diagnose(s)).toEqual([]);
+});
+
+test("the database cluster: not healthy is a problem, fewer ready instances a warning", () => {
+  const s = healthy();
+  s.database = { ...s.database!, readyInstances: 2 };
+  expect(brief(diagnose(s))).toEqual(["warning cluster/pulp-db"]);
+  s.database = {
+    ...s.database!,
+    phase: "Failing over",
+    phaseReason: "Failing over from pulp-db-1 to pulp-db-2",
+  };
+  expect(diagnose(s)[0]).toMatchObject({
+    severity: "problem",
+    what: expect.stringContaining("Failing over"),
+  });
+});
+
+test("volumes and CDI imports: an unbound claim, a failed import, an importer that restarts", () => {
+  const s = healthy();
+  s.pvcs.push({
+    name: "pulp-backups",
+    phase: "Pending",
+    storageClass: "fast-rwo",
+    accessModes: ["ReadWriteOnce"],
+  });
+  s.dataVolumes.push(
+    {
+      name: "pulp-image-fedora",
+      phase: "Failed",
+      restarts: 3,
+      conditions: [
+        {
+          type: "Running",
+          status: "False",
+          reason: "Error",
+          message: "Unable to connect to http data source: expected status code 200, got 404",
+        },
+      ],
+    },
+    {
+      name: "pulp-image-debian",
+      phase: "ImportInProgress",
+      progress: "12.5%",
+      restarts: 2,
+      conditions: [
+        {
+          type: "Running",
+          status: "False",
+          reason: "Error",
+          message: "Unable to process data: unexpected EOF",
+        },
+      ],
+    },
+  );
+  const found = diagnose(s);
+  expect(brief(found)).toEqual([
+    "problem pvc/pulp-backups",
+    "problem datavolume/pulp-image-fedora",
+    "warning datavolume/pulp-image-debian",
+  ]);
+  expect(found[0].fix).toContain("kubectl get storageclass");
+  expect(found[1].what).toContain("got 404");
+  expect(found[2].what).toContain("12.5%");
+});
+
+test("the report puts problems first, each with its command", () => {
+  const s = healthy();
+  s.backup!.lastSuccess = undefined;
+  if (s.status.ok) s.status.body.online_workers = [];
+  const text = render(s, diagnose(s));
+  const problem = text.indexOf("PROBLEM deployment/pulp-worker");
+  const warning = text.indexOf("warning cronjob/pulp-backup");
+  expect(problem).toBeGreaterThan(0);
+  expect(warning).toBeGreaterThan(problem);
+  expect(text).toContain("1 problem(s), 1 warning(s).");
+});
+
+test("arguments: the program's defaults, and a clear error for what it does not know", () => {
+  expect(parseArgs([])).toEqual({ namespace: "pulp", instance: "pulp", json: false, kubeconfig: undefined });
+  expect(parseArgs(["-n", "pulp-prod", "--instance", "team-a", "-o", "json"])).toMatchObject({
+    namespace: "pulp-prod",
+    instance: "team-a",
+    json: true,
+  });
+  expect(() => parseArgs(["-o", "yaml"])).toThrow(/only json/);
+  expect(() => parseArgs(["-n"])).toThrow(/-n needs a value/);
+  expect(() => parseArgs(["--stack", "x"])).toThrow(/unexpected --stack/);
+});

@@ -1,0 +1,295 @@
+// The doctor's judgement: a snapshot of one install in, findings out (what is wrong, where, and the
+// command that shows or fixes it). Pure, so every case is tested as data; collect.ts reads the cluster.
+import { ContainerState, PodState, Snapshot } from "./snapshot";
+
+export interface Finding {
+  /** `problem`: something does not work now. `warning`: it works, but will not for long or did not lately. */
+  severity: "problem" | "warning";
+  /** What it is about, as kubectl names it: `pod/pulp-api-7d9c`, `job/pulp-migrate-1a2b`, `pulp`. */
+  subject: string;
+  what: string;
+  /** A command or a config change that shows the cause or mends it. */
+  fix: string;
+}
+
+/** A pod that has waited this long for a node is stuck, not starting. */
+const PENDING_SECONDS = 120;
+/** Restarts older than this are history, not news. */
+const RECENT_SECONDS = 3600;
+/** A migration running longer than this deserves a look (the Job's own deadline is migration.timeout). */
+const LONG_MIGRATION_SECONDS = 30 * 60;
+/** A scheduled backup whose last success is older than this has been failing or not running. */
+const STALE_BACKUP_SECONDS = 8 * 24 * 3600;
+
+const PULP_PROCESSES = ["api", "content", "worker"];
+
+export function diagnose(s: Snapshot): Finding[] {
+  const ns = `-n ${s.namespace}`;
+  const age = (time: string) => (Date.parse(s.at) - Date.parse(time)) / 1000;
+  const findings: Finding[] = [];
+  const add = (f: Finding) => findings.push(f);
+
+  // Pulp's own view first: it says what clients meet.
+  if (!s.status.ok) {
+    add({
+      severity: "problem",
+      subject: `service/${s.instance}-api`,
+      what: `Pulp's API does not answer its status: ${s.status.error}`,
+      fix: `kubectl get pods -l app.kubernetes.io/instance=${s.instance},app.kubernetes.io/component=api ${ns}; kubectl logs deployment/${s.instance}-api ${ns}`,
+    });
+  } else {
+    const st = s.status.body;
+    if (!st.database_connection.connected) {
+      add({
+        severity: "problem",
+        subject: "database",
+        what: "Pulp cannot reach its database: no API call, download or task works",
+        fix: s.database
+          ? `kubectl get cluster ${s.database.name} ${ns} (CloudNativePG); kubectl get pods -l cnpg.io/cluster=${s.database.name} ${ns}`
+          : "check the external database's host and credentials (pulp:database.external) from a pod in the namespace",
+      });
+    }
+    if (st.redis_connection && !st.redis_connection.connected) {
+      add({
+        severity: "problem",
+        subject: "redis",
+        what: "Pulp cannot reach Redis (its cache or its task queue)",
+        fix: `kubectl get pods -l app.kubernetes.io/instance=${s.instance},app.kubernetes.io/component=redis ${ns}`,
+      });
+    }
+    if (st.database_connection.connected && st.online_workers.length === 0) {
+      add({
+        severity: "problem",
+        subject: `deployment/${s.instance}-worker`,
+        what: "no worker is online: every task (sync, publish, upload, delete) waits",
+        fix: `kubectl get deployment ${s.instance}-worker ${ns}; kubectl logs deployment/${s.instance}-worker ${ns}`,
+      });
+    }
+    if (st.database_connection.connected && st.online_content_apps.length === 0) {
+      add({
+        severity: "problem",
+        subject: `deployment/${s.instance}-content`,
+        what: "no content app is online: downloads fail",
+        fix: `kubectl get deployment ${s.instance}-content ${ns}; kubectl logs deployment/${s.instance}-content ${ns}`,
+      });
+    }
+  }
+
+  for (const pod of s.pods) {
+    for (const c of pod.containers) podFinding(pod, c, ns, age, s.instance).forEach(add);
+    if (pod.phase === "Pending" && age(pod.created) > PENDING_SECONDS) {
+      const scheduling = s.events.filter(
+        (e) => e.object === `Pod/${pod.name}` && e.reason === "FailedScheduling",
+      );
+      const why = scheduling.at(-1)?.message;
+      add({
+        severity: "problem",
+        subject: `pod/${pod.name}`,
+        what: `has waited ${Math.round(age(pod.created))} s for a node${why ? `: ${why}` : ""}`,
+        fix:
+          why && /PersistentVolumeClaim/i.test(why)
+            ? `kubectl get pvc ${ns}; kubectl describe pvc ${ns} (is the storage class there?)`
+            : why && /Insufficient/i.test(why)
+              ? "lower the component's resources.requests (pulumi config set --path pulp:<component>.resources.requests.cpu …) or add nodes"
+              : `kubectl describe pod ${pod.name} ${ns}`,
+      });
+    }
+  }
+
+  for (const e of s.events) {
+    if (e.type !== "Warning") continue;
+    if (e.reason === "FailedAttachVolume" && /Multi-Attach/.test(e.message)) {
+      add({
+        severity: "problem",
+        subject: e.object.toLowerCase(),
+        what: `a ReadWriteOnce volume is attached on another node: ${e.message}`,
+        fix: "the volume must be ReadWriteMany for pods on several nodes: a RWX storage class (pulp:storage.pvc.storageClass on a new install) or object storage (pulp:storage.s3); meanwhile delete the pod stuck on the other node",
+      });
+    } else if (e.reason === "FailedMount" && age(e.last) < RECENT_SECONDS) {
+      add({
+        severity: "problem",
+        subject: e.object.toLowerCase(),
+        what: `a volume does not mount: ${e.message}`,
+        fix: `kubectl describe ${e.object.toLowerCase()} ${ns}`,
+      });
+    }
+  }
+
+  for (const d of s.deployments) {
+    if (d.stalled) {
+      add({
+        severity: "problem",
+        subject: `deployment/${d.name}`,
+        what: `its rollout stopped (${d.stalled}): ${d.stalledMessage ?? ""}`.trim(),
+        fix: "the pods above say why; fix that and pulumi up again (the old ReplicaSet serves meanwhile)",
+      });
+    } else if (d.desired > 0 && d.available === 0) {
+      add({
+        severity: "problem",
+        subject: `deployment/${d.name}`,
+        what: `none of its ${d.desired} pods is available`,
+        fix: `kubectl get pods -l app.kubernetes.io/instance=${s.instance},app.kubernetes.io/component=${d.component} ${ns}`,
+      });
+    }
+  }
+
+  const newest = (component: string) =>
+    s.jobs
+      .filter((j) => j.component === component)
+      .sort((a, b) => Date.parse(b.created) - Date.parse(a.created))[0];
+  const migration = newest("migration");
+  if (migration?.failure) {
+    add({
+      severity: "problem",
+      subject: `job/${migration.name}`,
+      what: `the migration failed (${migration.failure.reason})${migration.said ? `: ${migration.said}` : ""}`,
+      fix: `kubectl logs job/${migration.name} ${ns}; fix the cause, then pulumi up (the failed Job is replaced; the running release keeps serving)`,
+    });
+  } else if (migration && migration.active > 0 && age(migration.created) > LONG_MIGRATION_SECONDS) {
+    add({
+      severity: "warning",
+      subject: `job/${migration.name}`,
+      what: `the migration has run for ${Math.round(age(migration.created) / 60)} min`,
+      fix: `kubectl logs job/${migration.name} ${ns} (a lock it waits for, a database that does not answer)`,
+    });
+  }
+  const backupJob = newest("backup");
+  if (backupJob?.failure) {
+    add({
+      severity: "problem",
+      subject: `job/${backupJob.name}`,
+      what: `the last backup failed${backupJob.said ? `: ${backupJob.said}` : ""}`,
+      fix: `kubectl logs job/${backupJob.name} ${ns}; then take one: pulp-backup now -n ${s.namespace}`,
+    });
+  }
+  if (s.backup && !s.backup.suspended) {
+    const last = s.backup.lastSuccess;
+    if (!last || age(last) > STALE_BACKUP_SECONDS) {
+      add({
+        severity: "warning",
+        subject: `cronjob/${s.backup.cronJob}`,
+        what: last
+          ? `the last successful backup is ${Math.round(age(last) / 86400)} days old (schedule ${s.backup.schedule})`
+          : `no scheduled backup has succeeded yet (schedule ${s.backup.schedule})`,
+        fix: `kubectl get jobs -l app.kubernetes.io/component=backup ${ns}; pulp-backup now -n ${s.namespace}`,
+      });
+    }
+  }
+
+  if (s.database) {
+    const db = s.database;
+    if (!/healthy/i.test(db.phase)) {
+      add({
+        severity: "problem",
+        subject: `cluster/${db.name}`,
+        what: `the CloudNativePG cluster is "${db.phase}"${db.phaseReason ? `: ${db.phaseReason}` : ""}`,
+        fix: `kubectl describe cluster ${db.name} ${ns}; kubectl logs -l cnpg.io/cluster=${db.name} ${ns}`,
+      });
+    } else if (db.readyInstances < db.instances) {
+      add({
+        severity: "warning",
+        subject: `cluster/${db.name}`,
+        what: `${db.readyInstances} of ${db.instances} database instances are ready: a failover has less to go to`,
+        fix: `kubectl get pods -l cnpg.io/cluster=${db.name} ${ns}`,
+      });
+    }
+  }
+
+  for (const pvc of s.pvcs) {
+    if (pvc.phase !== "Pending") continue;
+    add({
+      severity: "problem",
+      subject: `pvc/${pvc.name}`,
+      what: `is not bound (storage class ${pvc.storageClass ?? "the cluster's default"})`,
+      fix: `kubectl describe pvc ${pvc.name} ${ns}; kubectl get storageclass (does it exist, and does it provision ${pvc.accessModes.join(", ")}?)`,
+    });
+  }
+
+  for (const dv of s.dataVolumes) {
+    const why = dv.conditions
+      .filter((c) => c.message)
+      .map((c) => `${c.reason ?? c.type}: ${c.message}`)
+      .join("; ");
+    if (dv.phase === "Failed") {
+      add({
+        severity: "problem",
+        subject: `datavolume/${dv.name}`,
+        what: `the import failed${why ? `: ${why}` : ""}`,
+        fix: "fix the URL, the quota or the storage class it names, then pulumi up --refresh to import again",
+      });
+    } else if (dv.phase !== "Succeeded" && dv.restarts > 0) {
+      add({
+        severity: "warning",
+        subject: `datavolume/${dv.name}`,
+        what: `the importer has restarted ${dv.restarts} times (${dv.phase}${dv.progress ? `, ${dv.progress}` : ""})${why ? `: ${why}` : ""}`,
+        fix: `kubectl logs -l cdi.kubevirt.io=importer ${ns}`,
+      });
+    }
+  }
+  return findings;
+}
+
+function podFinding(
+  pod: PodState,
+  c: ContainerState,
+  ns: string,
+  age: (time: string) => number,
+  instance: string,
+): Finding[] {
+  const subject = `pod/${pod.name}`;
+  const ended = c.lastEnded;
+  const endedText = ended ? `last ended ${ended.reason} (exit ${ended.exitCode}) at ${ended.finishedAt}` : "";
+  if (c.waiting === "CrashLoopBackOff") {
+    const oom = ended?.reason === "OOMKilled";
+    return [
+      {
+        severity: "problem",
+        subject,
+        what: `${c.name} keeps failing (${c.restarts} restarts, ${endedText})`,
+        fix: oom
+          ? `it ran out of memory: raise its limit, pulumi config set --path pulp:${pod.component}.resources.limits.memory <more>, then pulumi up`
+          : `kubectl logs ${pod.name} -c ${c.name} --previous ${ns}`,
+      },
+    ];
+  }
+  if (c.waiting && /ImagePull|ErrImage|InvalidImageName/.test(c.waiting)) {
+    return [
+      {
+        severity: "problem",
+        subject,
+        what: `${c.name} cannot pull its image (${c.waiting})${c.waitingMessage ? `: ${c.waitingMessage}` : ""}`,
+        fix: "check the image reference (pulp:image, pulp:web.image, pulp:redis.image) and, for a private registry, pulp:imagePullSecrets",
+      },
+    ];
+  }
+  if (c.waiting && /CreateContainer(Config)?Error|RunContainerError/.test(c.waiting)) {
+    return [
+      {
+        severity: "problem",
+        subject,
+        what: `${c.name} cannot start (${c.waiting})${c.waitingMessage ? `: ${c.waitingMessage}` : ""}`,
+        fix: `kubectl describe pod ${pod.name} ${ns}`,
+      },
+    ];
+  }
+  if (ended && c.restarts > 0 && age(ended.finishedAt) < RECENT_SECONDS) {
+    const pulp = PULP_PROCESSES.includes(pod.component);
+    return [
+      {
+        severity: "warning",
+        subject,
+        what:
+          `${c.name} restarted ${c.restarts} times, ${endedText}` +
+          (pulp && ended.reason !== "OOMKilled"
+            ? " (a Pulp process ends when it cannot reach its database: see the database's state)"
+            : ""),
+        fix:
+          ended.reason === "OOMKilled"
+            ? `pulumi config set --path pulp:${pod.component}.resources.limits.memory <more>`
+            : `kubectl logs ${pod.name} -c ${c.name} --previous ${ns}`,
+      },
+    ];
+  }
+  void instance;
+  return [];
+}

@@ -1,0 +1,116 @@
+// What the doctor reads of one Pulp install, as plain data: collected from the API server by collect.ts,
+// judged by checks.ts. Nothing here holds a secret's value.
+
+/** Pulp's own view (GET <apiRoot>api/v3/status/ through the API server's service proxy). */
+export interface PulpStatus {
+  versions: { component: string; version: string }[];
+  database_connection: { connected: boolean };
+  redis_connection?: { connected: boolean } | null;
+  online_workers: { name: string; last_heartbeat: string }[];
+  online_api_apps?: { name: string; last_heartbeat: string }[];
+  online_content_apps: { name: string; last_heartbeat: string }[];
+  storage?: { total: number | null; used: number | null; free: number | null } | null;
+}
+
+export interface ContainerState {
+  name: string;
+  ready: boolean;
+  restarts: number;
+  /** `state.waiting.reason` (CrashLoopBackOff, ImagePullBackOff, ...). */
+  waiting?: string;
+  waitingMessage?: string;
+  /** How the container last ended: `lastState.terminated`. */
+  lastEnded?: { reason: string; exitCode: number; finishedAt: string; message?: string };
+}
+
+export interface PodState {
+  name: string;
+  component: string;
+  phase: string;
+  node?: string;
+  created: string;
+  /** The Ready condition's status ("True", "False") and, when False, why. */
+  ready: string;
+  containers: ContainerState[];
+}
+
+export interface DeploymentState {
+  name: string;
+  component: string;
+  desired: number;
+  available: number;
+  updated: number;
+  /** The Progressing condition's reason when it is False (ProgressDeadlineExceeded). */
+  stalled?: string;
+  stalledMessage?: string;
+}
+
+export interface JobState {
+  name: string;
+  component: string;
+  created: string;
+  active: number;
+  succeeded: number;
+  failed: number;
+  /** The Failed condition's reason and message, when the Job has failed. */
+  failure?: { reason: string; message: string };
+  /** The last pod's termination message (what the Job's script said last). */
+  said?: string;
+}
+
+export interface EventState {
+  type: string;
+  reason: string;
+  message: string;
+  object: string;
+  count: number;
+  last: string;
+}
+
+export interface DatabaseClusterState {
+  name: string;
+  phase: string;
+  phaseReason?: string;
+  instances: number;
+  readyInstances: number;
+}
+
+export interface DataVolumeState {
+  name: string;
+  phase: string;
+  progress?: string;
+  /** Conditions that are not True, with their reason and message. */
+  conditions: { type: string; status: string; reason?: string; message?: string }[];
+  restarts: number;
+}
+
+export interface PvcState {
+  name: string;
+  phase: string;
+  storageClass?: string;
+  accessModes: string[];
+}
+
+export interface BackupState {
+  cronJob: string;
+  suspended: boolean;
+  schedule: string;
+  lastSuccess?: string;
+}
+
+export interface Snapshot {
+  namespace: string;
+  instance: string;
+  /** When it was read: ages are measured from here, so checks are pure. */
+  at: string;
+  /** Pulp's status, or why it could not be read. */
+  status: { ok: true; body: PulpStatus } | { ok: false; error: string };
+  pods: PodState[];
+  deployments: DeploymentState[];
+  jobs: JobState[];
+  events: EventState[];
+  pvcs: PvcState[];
+  database?: DatabaseClusterState;
+  dataVolumes: DataVolumeState[];
+  backup?: BackupState;
+}
