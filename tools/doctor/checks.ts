@@ -76,7 +76,7 @@ export function diagnose(s: Snapshot): Finding[] {
   }
 
   for (const pod of s.pods) {
-    for (const c of pod.containers) podFinding(pod, c, ns, age, s.instance).forEach(add);
+    for (const c of pod.containers) podFinding(pod, c, ns, age).forEach(add);
     if (pod.phase === "Pending" && age(pod.created) > PENDING_SECONDS) {
       const scheduling = s.events.filter(
         (e) => e.object === `Pod/${pod.name}` && e.reason === "FailedScheduling",
@@ -229,13 +229,7 @@ export function diagnose(s: Snapshot): Finding[] {
   return findings;
 }
 
-function podFinding(
-  pod: PodState,
-  c: ContainerState,
-  ns: string,
-  age: (time: string) => number,
-  instance: string,
-): Finding[] {
+function podFinding(pod: PodState, c: ContainerState, ns: string, age: (time: string) => number): Finding[] {
   const subject = `pod/${pod.name}`;
   const ended = c.lastEnded;
   const endedText = ended ? `last ended ${ended.reason} (exit ${ended.exitCode}) at ${ended.finishedAt}` : "";
@@ -290,6 +284,5 @@ function podFinding(
       },
     ];
   }
-  void instance;
   return [];
 }
