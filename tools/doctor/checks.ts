@@ -133,9 +133,11 @@ export function diagnose(s: Snapshot): Finding[] {
     }
   }
 
-  const newest = (component: string) =>
+  // Backups and restores share the backup component; a restore's Jobs are <instance>-restore-*.
+  const restoring = (name: string) => name.startsWith(`${s.instance}-restore-`);
+  const newest = (component: string, restore = false) =>
     s.jobs
-      .filter((j) => j.component === component)
+      .filter((j) => j.component === component && restoring(j.name) === restore)
       .sort((a, b) => Date.parse(b.created) - Date.parse(a.created))[0];
   const migration = newest("migration");
   if (migration?.failure) {
@@ -151,6 +153,15 @@ export function diagnose(s: Snapshot): Finding[] {
       subject: `job/${migration.name}`,
       what: `the migration has run for ${Math.round(age(migration.created) / 60)} min`,
       fix: `kubectl logs job/${migration.name} ${ns} (a lock it waits for, a database that does not answer)`,
+    });
+  }
+  const restoreJob = newest("backup", true);
+  if (restoreJob?.failure) {
+    add({
+      severity: "problem",
+      subject: `job/${restoreJob.name}`,
+      what: `the restore failed${restoreJob.said ? `: ${restoreJob.said}` : ""}`,
+      fix: `kubectl logs job/${restoreJob.name} ${ns}; docs/backup-restore.md says what each refusal needs`,
     });
   }
   const backupJob = newest("backup");

@@ -258,7 +258,18 @@ test("backups: a failed last one is a problem; none for eight days is a warning;
     said: "artifact artifact/ab/cdef missing from the volume",
   });
   expect(brief(diagnose(s))).toEqual(["problem job/pulp-backup-manual-1"]);
-  s.jobs.pop();
+  // A restore's Job is a restore, not a backup, even when it is newer.
+  s.jobs.push({
+    ...s.jobs[1],
+    name: "pulp-restore-check-20261126t0100z",
+    created: ago(60),
+    said: "a backup of an S3 install cannot restore into a volume install",
+  });
+  expect(diagnose(s).map((f) => f.what)).toEqual([
+    "the restore failed: a backup of an S3 install cannot restore into a volume install",
+    "the last backup failed: artifact artifact/ab/cdef missing from the volume",
+  ]);
+  s.jobs.splice(1, 2);
   s.backup!.lastSuccess = ago(9 * 86400);
   expect(diagnose(s)[0].what).toContain("9 days old");
   s.backup!.lastSuccess = undefined;
