@@ -7,6 +7,7 @@ import { distributeFile, get, sha256 } from "./clients";
 import { LoadTarget, startLoad } from "./load";
 import { LoadRecord, loadReport, PhaseReport, reportLines } from "./loadReport";
 import { failuresInContext, watchPods } from "./podTimeline";
+import { timelineSvg } from "./timelineSvg";
 
 /** Makes the file the load downloads and the repository it uploads into; checks the download once. */
 export async function prepareLoadTarget(baseUrl: string, password: string): Promise<LoadTarget> {
@@ -35,7 +36,7 @@ const SETTLE_MS = 30_000;
 /**
  * Load for 30 s, then `step` (a blocking `pulumi up`, say), then 30 s more. Writes the records, the report
  * and the pods of `namespace` as they changed to `<dir>/<name>.jsonl`, `<name>-report.json` and
- * `<name>-pods.txt`; prints the report's lines, and each failed request beside the pod changes around it.
+ * `<name>-pods.txt`, and draws them in `<name>-timeline.svg`; prints the report's lines, and each failed request beside the pod changes around it.
  */
 export async function underLoad<T>(
   target: LoadTarget,
@@ -55,11 +56,12 @@ export async function underLoad<T>(
   await sleep(SETTLE_MS);
   const records = await load.stop();
   const podEvents = pods.stop();
-  const report = loadReport(records, {
+  const phases: Record<string, [number, number]> = {
     before: [t0, t1],
     during: [t1, t2],
     after: [t2, Date.now()],
-  }) as LoadRun<T>["report"];
+  };
+  const report = loadReport(records, phases) as LoadRun<T>["report"];
   const at = (t: number) => new Date(t).toISOString().slice(11, 23);
   process.stdout.write(`${name}: the step ran from ${at(t1)} to ${at(t2)}\n`);
   process.stdout.write(`${reportLines(`${name}_`, report).join("\n")}\n`);
@@ -72,5 +74,16 @@ export async function underLoad<T>(
       `${name}: failed requests, with the pods of ${namespace} around them\n${failures.join("\n")}\n`,
     );
   fs.writeFileSync(path.join(dir, `${name}-report.json`), JSON.stringify(report, null, 2));
+  const timeline = path.join(dir, `${name}-timeline.svg`);
+  fs.writeFileSync(
+    timeline,
+    timelineSvg({
+      title: `${name}: requests through pulp-web while the step ran`,
+      records,
+      phases,
+      events: podEvents,
+    }),
+  );
+  process.stdout.write(`${name}: timeline drawn in ${timeline}\n`);
   return { result, records, report, during: [t1, t2] };
 }
