@@ -38,6 +38,8 @@ export function backupTool(namespace: string, ...command: string[]): ToolRun {
 export function doctor(namespace: string): {
   code: number | null;
   findings: { severity: string; subject: string; what: string; fix: string }[];
+  /** Whether the doctor read Pulp's task queue in an api pod, and what it found or why not. */
+  tasks: { ok: boolean; queue?: Record<string, number | null>; error?: string };
   stderr: string;
 } {
   const r = spawnSync(
@@ -50,8 +52,10 @@ export function doctor(namespace: string): {
       timeout: 2 * 60 * 1000,
     },
   );
-  const findings = r.stdout.trim() ? JSON.parse(r.stdout).findings : [];
-  return { code: r.status, findings, stderr: r.stderr };
+  const report = r.stdout.trim()
+    ? JSON.parse(r.stdout)
+    : { findings: [], snapshot: { tasks: { ok: false } } };
+  return { code: r.status, findings: report.findings, tasks: report.snapshot.tasks, stderr: r.stderr };
 }
 
 /** The JSON line a backup tool command prints last (`now`: the backup's id and sizes). */

@@ -18,6 +18,8 @@ const PENDING_SECONDS = 120;
 const RECENT_SECONDS = 3600;
 /** A migration running longer than this deserves a look (the Job's own deadline is migration.timeout). */
 const LONG_MIGRATION_SECONDS = 30 * 60;
+/** A task waiting this long while workers are online is stuck or starved. */
+const STUCK_TASK_SECONDS = 10 * 60;
 /** A scheduled backup whose last success is older than this has been failing or not running. */
 const STALE_BACKUP_SECONDS = 8 * 24 * 3600;
 
@@ -71,6 +73,26 @@ export function diagnose(s: Snapshot): Finding[] {
         subject: `deployment/${s.instance}-content`,
         what: "no content app is online: downloads fail",
         fix: `kubectl get deployment ${s.instance}-content ${ns}; kubectl logs deployment/${s.instance}-content ${ns}`,
+      });
+    }
+  }
+
+  if (s.tasks.ok && s.status.ok && s.status.body.online_workers.length > 0) {
+    const q = s.tasks.queue;
+    if (q.waiting > 0 && (q.oldestWaitingSeconds ?? 0) > STUCK_TASK_SECONDS) {
+      add({
+        severity: "warning",
+        subject: "tasks",
+        what: `${q.waiting} tasks wait, the oldest for ${Math.round(q.oldestWaitingSeconds! / 60)} min, with ${s.status.body.online_workers.length} workers online and ${q.running} tasks running`,
+        fix: `pulp task list --state waiting; more workers (pulumi config set --path pulp:worker.replicas <n>) if they are all busy; kubectl logs deployment/${s.instance}-worker ${ns} if they are not`,
+      });
+    }
+    if (q.failedLastHour > 0) {
+      add({
+        severity: "warning",
+        subject: "tasks",
+        what: `${q.failedLastHour} tasks failed in the last hour`,
+        fix: "pulp task list --state failed (each says why: a remote, a checksum, a lock)",
       });
     }
   }

@@ -11,6 +11,7 @@ import {
   PodState,
   PulpStatus,
   Snapshot,
+  TaskQueue,
 } from "./snapshot";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- Kubernetes objects as kubectl prints them */
@@ -44,6 +45,7 @@ export function collect(kube: Kube, namespace: string, instance: string, now = n
     instance,
     at: now.toISOString(),
     status: pulpStatus(kube, namespace, instance, deploymentsRaw),
+    tasks: taskQueue(kube, namespace, pods),
     pods,
     deployments: deploymentsRaw.map((d) => {
       const progressing = (d.status?.conditions ?? []).find((c: any) => c.type === "Progressing");
@@ -192,4 +194,42 @@ function pulpStatus(kube: Kube, namespace: string, instance: string, deployments
   } catch {
     return { ok: false, error: `not JSON: ${r.stdout.slice(0, 200)}` };
   }
+}
+
+/** Counts Pulp's tasks by state, in a ready api pod; the database's own clock measures the waits. */
+const TASK_QUEUE_PY = `
+import datetime, json
+from django.db.models import Min
+from django.utils import timezone
+from pulpcore.app.models import Task
+now = timezone.now()
+waiting = Task.objects.filter(state="waiting")
+oldest = waiting.aggregate(m=Min("pulp_created"))["m"]
+print("PULP_DOCTOR " + json.dumps({
+    "waiting": waiting.count(),
+    "oldestWaitingSeconds": (now - oldest).total_seconds() if oldest else None,
+    "running": Task.objects.filter(state="running").count(),
+    "failedLastHour": Task.objects.filter(state="failed", finished_at__gte=now - datetime.timedelta(hours=1)).count(),
+}))
+`;
+
+function taskQueue(kube: Kube, namespace: string, pods: PodState[]): Snapshot["tasks"] {
+  const api = pods.find((p) => p.component === "api" && p.ready === "True");
+  if (!api) return { ok: false, error: "no ready api pod to ask" };
+  const r = run(kube, [
+    "exec",
+    "-n",
+    namespace,
+    api.name,
+    "-c",
+    "api",
+    "--",
+    "pulpcore-manager",
+    "shell",
+    "-c",
+    TASK_QUEUE_PY,
+  ]);
+  const line = r.stdout.split("\n").find((l) => l.startsWith("PULP_DOCTOR "));
+  if (!r.ok || !line) return { ok: false, error: (r.stderr.trim().split("\n").pop() ?? "") || "no answer" };
+  return { ok: true, queue: JSON.parse(line.slice("PULP_DOCTOR ".length)) as TaskQueue };
 }

@@ -16,6 +16,11 @@ export function render(s: Snapshot, findings: Finding[]): string {
         `${st.online_workers.length} workers`,
     );
   }
+  lines.push(
+    s.tasks.ok
+      ? `  tasks: ${s.tasks.queue.waiting} waiting, ${s.tasks.queue.running} running, ${s.tasks.queue.failedLastHour} failed in the last hour`
+      : `  tasks: not read (${s.tasks.error})`,
+  );
   const ready = s.deployments.map((d) => `${d.name} ${d.available}/${d.desired}`).join(", ");
   if (ready) lines.push(`  available: ${ready}`);
   if (s.database)

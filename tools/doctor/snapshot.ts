@@ -98,6 +98,15 @@ export interface BackupState {
   lastSuccess?: string;
 }
 
+/** Pulp's task queue, read in an api pod (`pulpcore-manager shell`): what the status endpoint does not say. */
+export interface TaskQueue {
+  waiting: number;
+  /** How long the oldest waiting task has waited, in seconds (null when none waits). */
+  oldestWaitingSeconds: number | null;
+  running: number;
+  failedLastHour: number;
+}
+
 export interface Snapshot {
   namespace: string;
   instance: string;
@@ -105,6 +114,8 @@ export interface Snapshot {
   at: string;
   /** Pulp's status, or why it could not be read. */
   status: { ok: true; body: PulpStatus } | { ok: false; error: string };
+  /** The task queue, or why it was not read (no ready api pod, exec not allowed, the database away). */
+  tasks: { ok: true; queue: TaskQueue } | { ok: false; error: string };
   pods: PodState[];
   deployments: DeploymentState[];
   jobs: JobState[];

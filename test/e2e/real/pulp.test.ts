@@ -107,6 +107,8 @@ test("a fresh `pulumi up` brings up Pulp on the real node, and `pulp status` is 
     stderr: "",
     problems: [],
   });
+  // It read the task queue in an api pod: nothing waits on a fresh install.
+  expect(checkup.tasks).toMatchObject({ ok: true, queue: { waiting: 0, oldestWaitingSeconds: null } });
 });
 
 const problems = (findings: { severity: string; subject: string }[]) =>

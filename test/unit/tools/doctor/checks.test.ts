@@ -27,6 +27,7 @@ function healthy(): Snapshot {
         online_content_apps: [{ name: "31@pulp-content-a", ...beat }],
       },
     },
+    tasks: { ok: true, queue: { waiting: 0, oldestWaitingSeconds: null, running: 1, failedLastHour: 0 } },
     pods: ["api", "content", "worker"].map((component) => ({
       name: `pulp-${component}-a`,
       component,
@@ -97,6 +98,24 @@ test("no worker and no content app online: two problems (tasks wait, downloads f
     s.status.body.online_content_apps = [];
   }
   expect(brief(diagnose(s))).toEqual(["problem deployment/pulp-worker", "problem deployment/pulp-content"]);
+});
+
+test("tasks: one waiting over 10 min while workers are online is a warning, as are failures of the last hour", () => {
+  const s = healthy();
+  s.tasks = { ok: true, queue: { waiting: 3, oldestWaitingSeconds: 9 * 60, running: 1, failedLastHour: 0 } };
+  expect(diagnose(s)).toEqual([]); // busy, not stuck
+  s.tasks.queue.oldestWaitingSeconds = 25 * 60;
+  s.tasks.queue.failedLastHour = 2;
+  const found = diagnose(s);
+  expect(found.map((f) => f.what)).toEqual([
+    "3 tasks wait, the oldest for 25 min, with 1 workers online and 1 tasks running",
+    "2 tasks failed in the last hour",
+  ]);
+  expect(found[0].fix).toContain("pulp:worker.replicas");
+  // Not read (the database away, no exec): no finding of its own, and the report says why.
+  s.tasks = { ok: false, error: "no ready api pod to ask" };
+  expect(diagnose(s)).toEqual([]);
+  expect(render(s, [])).toContain("tasks: not read (no ready api pod to ask)");
 });
 
 test("a crash loop out of memory: the fix is the component's memory limit key", () => {
