@@ -10,8 +10,12 @@ import { failuresInContext, watchPods } from "./podTimeline";
 import { timelineSvg } from "./timelineSvg";
 
 /** Makes the file the load downloads and the repository it uploads into; checks the download once. */
-export async function prepareLoadTarget(baseUrl: string, password: string): Promise<LoadTarget> {
-  const pulp = { baseUrl, password };
+export async function prepareLoadTarget(
+  baseUrl: string,
+  password: string,
+  namespace?: string,
+): Promise<LoadTarget> {
+  const pulp = { baseUrl, password, namespace };
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "load-")), "served.bin");
   const data = Buffer.concat([Buffer.from("served through the upgrade\n"), Buffer.alloc(128 * 1024, 5)]);
   fs.writeFileSync(file, data);

@@ -39,7 +39,7 @@ export async function installRelease(
   ]);
   const { seconds } = mustPulumi(s.stack, ["up", "--yes", "--skip-preview"]);
   const base = `http://${getJson(["service", "pulp-web", "-n", s.namespace]).spec.clusterIP}:8080`;
-  return { target: await prepareLoadTarget(base, s.password), seconds };
+  return { target: await prepareLoadTarget(base, s.password, s.namespace), seconds };
 }
 
 /** Points the stack at another release's images, as a user would (the stack file keeps its secrets). */
