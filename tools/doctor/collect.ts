@@ -2,11 +2,11 @@
 // events, volumes, database cluster, DataVolumes and backup CronJob, by their instance label, and Pulp's
 // status through the API server's proxy to the api Service (no port-forward, no credentials: the status
 // endpoint is anonymous). Secrets are never read.
-import { getJson, Kube, run } from "../kube";
+import { namespaceEvents } from "../events";
+import { clusterProblem, getJson, Kube, run, ToolError } from "../kube";
 import {
   ContainerState,
   DataVolumeState,
-  EventState,
   JobState,
   PodState,
   PulpStatus,
@@ -27,7 +27,7 @@ export function collect(kube: Kube, namespace: string, instance: string, now = n
   const deploymentsRaw = list("deployments");
   const pods = list("pods").map(podState);
   const jobs = list("jobs").map(jobState(kube, namespace));
-  const events = eventStates(kube, namespace);
+  const events = namespaceEvents(kube, namespace);
   const pvcs = list("persistentvolumeclaims").map((p) => ({
     name: p.metadata.name,
     phase: p.status?.phase ?? "",
@@ -83,13 +83,11 @@ export function collect(kube: Kube, namespace: string, instance: string, now = n
 /** A kind whose CRD may be absent (no CloudNativePG, no CDI): nothing, rather than an error. */
 function optionalList(kube: Kube, kind: string, namespace: string, selector: string): any[] {
   const r = run(kube, ["get", kind, "-n", namespace, "-l", selector, "-o", "json"]);
-  if (!r.ok) {
-    if (/the server doesn't have a resource type|no matches for kind/i.test(r.stderr)) return [];
-    return (
-      (getJson(kube, [kind, "-n", namespace, "-l", selector]) as { items: any[] } | undefined)?.items ?? []
-    );
-  }
-  return JSON.parse(r.stdout).items;
+  if (r.ok) return JSON.parse(r.stdout).items;
+  if (/the server doesn't have a resource type|no matches for kind/i.test(r.stderr)) return [];
+  throw new ToolError(
+    clusterProblem(kube, r.stderr) ?? `kubectl get ${kind} failed: ${r.stderr.trim().split("\n")[0]}`,
+  );
 }
 
 function podState(p: any): PodState {
@@ -145,20 +143,6 @@ function jobState(kube: Kube, namespace: string) {
       ...(said ? { said } : {}),
     };
   };
-}
-
-function eventStates(kube: Kube, namespace: string): EventState[] {
-  const list = getJson(kube, ["events", "-n", namespace]) as { items: any[] } | undefined;
-  return (list?.items ?? [])
-    .map((e) => ({
-      type: e.type ?? "",
-      reason: e.reason ?? "",
-      message: e.message ?? "",
-      object: `${e.involvedObject?.kind}/${e.involvedObject?.name}`,
-      count: e.count ?? e.series?.count ?? 1,
-      last: e.lastTimestamp ?? e.eventTime ?? e.metadata.creationTimestamp,
-    }))
-    .sort((a, b) => Date.parse(a.last) - Date.parse(b.last));
 }
 
 function dataVolumeState(dv: any): DataVolumeState {

@@ -1,5 +1,6 @@
 // What the doctor reads of one Pulp install, as plain data: collected from the API server by collect.ts,
 // judged by checks.ts. Nothing here holds a secret's value.
+import type { EventSummary } from "../events";
 
 /** Pulp's own view (GET <apiRoot>api/v3/status/ through the API server's service proxy). */
 export interface PulpStatus {
@@ -58,15 +59,6 @@ export interface JobState {
   said?: string;
 }
 
-export interface EventState {
-  type: string;
-  reason: string;
-  message: string;
-  object: string;
-  count: number;
-  last: string;
-}
-
 export interface DatabaseClusterState {
   name: string;
   phase: string;
@@ -119,7 +111,7 @@ export interface Snapshot {
   pods: PodState[];
   deployments: DeploymentState[];
   jobs: JobState[];
-  events: EventState[];
+  events: EventSummary[];
   pvcs: PvcState[];
   database?: DatabaseClusterState;
   dataVolumes: DataVolumeState[];

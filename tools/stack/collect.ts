@@ -1,13 +1,7 @@
 // Reads one Stack and what surrounds it from the API server into a snapshot.
 import { getJson, Kube, run, ToolError } from "../kube";
-import {
-  EventSummary,
-  podSummary,
-  SecretRefCheck,
-  secretRefsOf,
-  StackObject,
-  StackSnapshot,
-} from "./snapshot";
+import { namespaceEvents } from "../events";
+import { podSummary, SecretRefCheck, secretRefsOf, StackObject, StackSnapshot } from "./snapshot";
 
 /** The Stack, or a one-line error naming what is missing and how to go on. */
 export function readStack(kube: Kube, name: string, namespace: string): StackObject {
@@ -24,21 +18,6 @@ export function readStack(kube: Kube, name: string, namespace: string): StackObj
           ? `; Stacks in this cluster: ${known.join(", ")}`
           : "; this cluster has no Stacks: create them with pulumi up in stacks/"),
   );
-}
-
-function events(kube: Kube, namespace: string, objects: Set<string>): EventSummary[] {
-  const list = getJson(kube, ["events", "-n", namespace]) as { items: any[] };
-  return list.items
-    .filter((e) => objects.has(e.involvedObject?.name))
-    .map((e) => ({
-      type: e.type ?? "",
-      reason: e.reason ?? "",
-      message: e.message ?? "",
-      object: `${e.involvedObject.kind}/${e.involvedObject.name}`,
-      count: e.count ?? e.series?.count ?? 1,
-      last: e.lastTimestamp ?? e.eventTime ?? e.metadata.creationTimestamp,
-    }))
-    .sort((a, b) => Date.parse(a.last) - Date.parse(b.last));
 }
 
 /** Whether each referenced Secret exists and has the key; the values are never read into this process. */
@@ -88,7 +67,7 @@ export function collect(kube: Kube, name: string, namespace: string): StackSnaps
   const involved = new Set([name, ...pods.map((p) => p.name), `${name}-workspace`, ...updateNames]);
   return {
     stack,
-    events: events(kube, namespace, involved),
+    events: namespaceEvents(kube, namespace, involved),
     workspace: workspace
       ? {
           name: workspace.metadata.name,

@@ -1,5 +1,8 @@
 // Everything `npm run stack -- status` reads about one Stack, as plain data: the diagnosis (failures.ts)
 // and the screen (render.ts) are pure functions of it, so each is unit-tested without a cluster.
+import type { EventSummary } from "../events";
+
+export type { EventSummary };
 
 export interface Condition {
   type: string;
@@ -43,16 +46,6 @@ export interface StackObject {
     };
     currentUpdate?: { name?: string; generation?: number; commit?: string; reconcileRequest?: string };
   };
-}
-
-export interface EventSummary {
-  type: string;
-  reason: string;
-  message: string;
-  /** kind/name of the object the event is about. */
-  object: string;
-  count: number;
-  last: string;
 }
 
 export interface ContainerState {
