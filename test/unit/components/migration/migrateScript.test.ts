@@ -12,6 +12,7 @@ import {
   PRE_MIGRATE_SCRIPT,
 } from "../../../../components/migration/migrationJob";
 import { renderSettings } from "../../../../components/settings/render";
+import { SETTINGS_INPUT } from "../../helpers/settingsInput";
 
 test.each([true, false])("clearStaleAppStatus %s: sh parses the script", (clear) => {
   const script = migrateScript({ clearStaleAppStatus: clear });
@@ -73,14 +74,9 @@ describe("preMigrate.py with a stand-in psycopg", () => {
     fs.writeFileSync(
       path.join(dir, "settings.py"),
       renderSettings({
-        contentOrigin: "https://pulp.example.com",
-        apiRoot: "/pulp/",
-        contentPathPrefix: "/pulp/content/",
+        ...SETTINGS_INPUT,
         allowedContentChecksums: ["sha1", "sha256"],
         database: { host: "db.pulp.svc", port: 5432, name: "pulp", user: "pulp", sslmode: "require" },
-        cacheEnabled: false,
-        workerType: "pulpcore",
-        extra: {},
       }),
     );
   });

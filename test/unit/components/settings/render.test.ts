@@ -1,17 +1,9 @@
 import fc from "fast-check";
 import { renderSettings, SettingsInput, toPython } from "../../../../components/settings/render";
 import { renderNginxConf } from "../../../../components/web/nginx";
+import { SETTINGS_INPUT } from "../../helpers/settingsInput";
 
-const base: SettingsInput = {
-  contentOrigin: "https://pulp.example.com",
-  apiRoot: "/pulp/",
-  contentPathPrefix: "/pulp/content/",
-  allowedContentChecksums: ["sha256", "sha512"],
-  database: { host: "pulp-db-rw", port: 5432, name: "pulp", user: "pulp", sslmode: "prefer" },
-  cacheEnabled: false,
-  workerType: "pulpcore",
-  extra: {},
-};
+const base: SettingsInput = SETTINGS_INPUT;
 
 /** The same object with its keys inserted in a different order, at every level. */
 function shuffled<T>(value: T, seed: number): T {
