@@ -11,7 +11,7 @@ export type { PulpArgs } from "./pulp";
 // The arguments: validated config (from the `pulp:` stack config, or from a plain object), secrets, what
 // the stack deployed last and the cluster the default Kubernetes provider deploys to.
 export { loadConfig } from "./config/load";
-export type { LoadedConfig, SuppliedSecrets } from "./config/load";
+export type { LoadedConfig, SecretInputs, SuppliedSecrets } from "./config/load";
 export { parseConfig } from "./config/parse";
 // The same validation for a config object a program builds: problems named by argument path.
 export { parseArgs, ArgsError } from "./config/programArgs";

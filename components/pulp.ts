@@ -3,7 +3,7 @@ import { Backup } from "./backup/backup";
 import { RestoreCheck, RestoreJob } from "./backup/restore";
 import { RestoreFetch } from "./backup/restoreFetch";
 import { DataVolumeImports } from "./cdi/dataVolumes";
-import { SuppliedSecrets } from "./config/load";
+import { asSecrets, SecretInputs } from "./config/load";
 import { PulpConfig } from "./config/parse";
 import { SecretName } from "./config/rules";
 import { Database } from "./database/database";
@@ -44,8 +44,11 @@ import { tagOnlyWarning } from "./upgrade/pinning";
 export interface PulpArgs {
   /** The validated install, from `parseConfig` or `loadConfig`. */
   config: PulpConfig;
-  /** Secret values from the stack config. */
-  secrets: SuppliedSecrets;
+  /**
+   * Secret values: any Input<string> (the stack config's, a generated password's output). Each is kept a
+   * Pulumi secret; the ones left out are generated once and kept (`SECRET_NAMES` lists them).
+   */
+  secrets: SecretInputs;
   /**
    * What the install deployed last: `Pulp.history` reads it from the cluster (`Pulp.create` does that for
    * you). Required: the component plans the upgrade from it. Its job guard checks it against the
@@ -136,7 +139,8 @@ export class Pulp extends pulumi.ComponentResource {
 
   constructor(name: string, args: PulpArgs, opts?: pulumi.ComponentResourceOptions) {
     super(TYPES.pulp, name, {}, opts);
-    const { config, secrets: supplied } = args;
+    const { config } = args;
+    const supplied = asSecrets(args.secrets);
     // A provider of the caller's: the namespace is read through it too, so that the job guard can check
     // that `args.cluster` (what the stop-the-world step, the job guard and the import watch call) is the
     // provider's cluster before anything stops or migrates.

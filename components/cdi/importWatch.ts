@@ -192,6 +192,9 @@ export function importVerdict(
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
+/** How the engine hands a dynamic provider's check a value not known yet (the SDK's runtime/rpc unknownValue). */
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
 /** How long the DataVolume may be missing before the watch says so (a GET right after create can miss it). */
 const ABSENT_GRACE_MS = 30_000;
 /** How long a failed import's deletion (the DataVolume, its PVCs and importer pod) is awaited. */
@@ -210,10 +213,17 @@ export const importWatchProvider: pulumi.dynamic.ResourceProvider = {
       (await api.request("GET", `/api/v1/namespaces/${news.namespace}/resourcequotas`).catch(() => undefined))
         ?.items ?? [];
     // Cluster-scoped: an operator workspace may not read them; the watch still names the consequence.
-    const classes = (
-      await api.request("GET", "/apis/storage.k8s.io/v1/storageclasses").catch(() => undefined)
-    )?.items;
-    const problems = preflightProblems(news, quotas, classes);
+    // A storage class given as an Output of another resource is unknown in the first preview: nothing to
+    // compare with yet (its class-scoped quota neither); the check runs again in the update.
+    const pending = news.storageClass === UNKNOWN;
+    const classes = pending
+      ? undefined
+      : (await api.request("GET", "/apis/storage.k8s.io/v1/storageclasses").catch(() => undefined))?.items;
+    const problems = preflightProblems(
+      pending ? { ...news, storageClass: undefined } : news,
+      quotas,
+      classes,
+    );
     if (problems.length > 0) throw new Error(problems.join("\n"));
     return { inputs: news };
   },
@@ -294,7 +304,10 @@ export const importWatchProvider: pulumi.dynamic.ResourceProvider = {
 export class ImportWatch extends pulumi.dynamic.Resource {
   constructor(
     name: string,
-    args: Omit<ImportWatchInputs, "kube"> & { kube: pulumi.Input<KubeTarget> },
+    args: Omit<ImportWatchInputs, "kube" | "storageClass"> & {
+      kube: pulumi.Input<KubeTarget>;
+      storageClass?: pulumi.Input<string>;
+    },
     opts: pulumi.CustomResourceOptions,
   ) {
     super(

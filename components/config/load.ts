@@ -6,6 +6,21 @@ import { SECRET_NAMES, SecretName } from "./rules";
 /** Secret values from the stack config; each stays a Pulumi secret end to end. */
 export type SuppliedSecrets = Partial<Record<SecretName, pulumi.Output<string>>>;
 
+/**
+ * Secret values as a program passes them: any Input<string> (a stack config secret, a generated
+ * password's output, a plain string). The component marks each secret; the ones left out are generated.
+ */
+export type SecretInputs = Partial<Record<SecretName, pulumi.Input<string>>>;
+
+/** Each given value as a Pulumi secret; keys given as undefined are left out (those are generated). */
+export function asSecrets(inputs: SecretInputs): SuppliedSecrets {
+  return Object.fromEntries(
+    Object.entries(inputs)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => [name, pulumi.secret(value as pulumi.Input<string>)]),
+  );
+}
+
 export interface LoadedConfig {
   config: PulpConfig;
   secrets: SuppliedSecrets;

@@ -11,7 +11,8 @@ import {
   valueAt,
 } from "./problems";
 import { checkRules, checkSecrets, SecretName } from "./rules";
-import { configSchema, ParsedConfig } from "./schema";
+import { configSchema, isOutput, ParsedConfig } from "./schema";
+import { checkOutputs } from "./inputs";
 import { parseImage } from "./formats";
 import { withEphemeralStorage } from "./ephemeral";
 
@@ -27,13 +28,16 @@ export interface PulpConfig extends ParsedConfig {
  * @param suppliedSecrets which secret keys (e.g. `databasePassword`) the stack config sets
  * @param secretConfigKeys which other top-level keys the stack config holds as secrets, in whole or in part
  *   (loadConfig reads it from the engine); without it, credentials in plain text are not looked for
+ * @param restate how a problem with an Output's value, found once it resolves, is thrown (parseArgs:
+ *   in argument terms)
  */
 export function parseConfig(
   raw: Record<string, unknown>,
   suppliedSecrets: ReadonlySet<SecretName> = new Set(),
   secretValues: Partial<Record<SecretName, string>> = {},
   secretConfigKeys?: ReadonlySet<string>,
-) {
+  restate?: (problems: ConfigProblem[], consequence: string) => Error,
+): PulpConfig {
   const secretProblems = checkSecrets(secretValues);
   const result = configSchema.safeParse(raw);
   if (!result.success) {
@@ -48,7 +52,7 @@ export function parseConfig(
   if (problems.length > 0) throw new ConfigError(hideSecretValues(problems));
   const image = parseImage(result.data.image);
   const data = withEphemeralStorage(result.data, raw);
-  return { ...data, pulpcoreVersion: data.pulpcoreVersion ?? image?.tag ?? "" } as PulpConfig;
+  return checkOutputs({ ...data, pulpcoreVersion: data.pulpcoreVersion ?? image?.tag ?? "" }, restate);
 }
 
 /** A backup's URL is a credential (usually presigned): never shown, whatever the problem with it. */
@@ -72,6 +76,7 @@ function toProblems(issue: z.core.$ZodIssue, raw: Record<string, unknown>): Conf
     });
   }
   const given = valueAt(raw, issue.path);
+  if (isOutput(given)) return [outputProblem(issue.path)];
   let message = issue.message;
   if (issue.code === "invalid_type" && given === undefined) message = `is required (${issue.message})`;
   else if (issue.code === "invalid_type" && ["object", "record", "array"].includes(issue.expected))
@@ -83,6 +88,21 @@ function toProblems(issue: z.core.$ZodIssue, raw: Record<string, unknown>): Conf
     message = `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
   else if (issue.code === "invalid_union") message = unionMessage(issue.path);
   return [{ key: keyOf(issue.path), given, message, fix: fixFor(issue.path, raw) }];
+}
+
+/**
+ * An Output where the component needs the value itself: it reads the install's history in the namespace,
+ * and plans the upgrade from the image, before it creates anything.
+ */
+function outputProblem(path: PropertyKey[]): ConfigProblem {
+  return {
+    key: keyOf(path),
+    given: "(an Output)",
+    message:
+      "must be a plain value, not an Output: the component decides its plan from it before it creates anything " +
+      "(Outputs are taken for storage classes, the ingress host, TLS Secret and annotation values)",
+    fix: "pass the value itself (a string known when the program runs)",
+  };
 }
 
 /**

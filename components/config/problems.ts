@@ -19,27 +19,38 @@ export interface ConfigProblem {
  */
 export class ConfigError extends Error {
   readonly __pulumiRunError = true;
-  constructor(readonly problems: ConfigProblem[]) {
-    super(formatProblems(problems));
+  constructor(
+    readonly problems: ConfigProblem[],
+    consequence?: string,
+  ) {
+    super(formatProblems(problems, consequence));
     this.name = "ConfigError";
   }
 }
 
-export function formatProblems(problems: ConfigProblem[]): string {
+export function formatProblems(problems: ConfigProblem[], consequence = NOTHING_CHANGED): string {
   const lines = problems.map(
     (p) =>
       `  - ${p.key}: ${p.message}\n      given: ${describe(p.given)}\n      fix:   ${p.fix}` +
       (p.alternatives ?? []).map((a) => `\n      or:    ${a}`).join(""),
   );
   const count = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
-  return `Invalid Pulp stack config (${count}); nothing was created or changed:\n${lines.join("\n")}`;
+  return `Invalid Pulp stack config (${count}); ${consequence}:\n${lines.join("\n")}`;
 }
+
+const NOTHING_CHANGED = "nothing was created or changed";
+/** An Output's value is checked when it resolves, in the update: only what takes it is held back. */
+export const TAKERS_HELD = "what takes this value was not created or changed";
 
 /** The `given` of a problem with a secret value: the value itself never reaches a message. */
 export const SECRET_GIVEN = Symbol("secret value, not shown");
 
+/** The `given` of a problem with an Output's value: it may be anything, a credential too. */
+export const OUTPUT_GIVEN = Symbol("an Output's value, not shown");
+
 function describe(value: unknown): string {
   if (value === SECRET_GIVEN) return "(a secret value, not shown)";
+  if (value === OUTPUT_GIVEN) return "(an Output's value, not shown)";
   if (value === undefined) return "(not set)";
   const text = JSON.stringify(redactUrls(value));
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;

@@ -10,7 +10,13 @@ import { decode } from "./load";
 /** Validates a config object a program builds; throws ArgsError (every problem, in argument terms). */
 export function parseArgs(raw: Record<string, unknown>, secrets: readonly SecretName[] = []): PulpConfig {
   try {
-    return parseConfig(raw, new Set(secrets));
+    return parseConfig(
+      raw,
+      new Set(secrets),
+      {},
+      undefined,
+      (problems, consequence) => new ArgsError(problems.map(forProgram), consequence),
+    );
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     throw new ArgsError(e.problems.map(forProgram));
@@ -20,9 +26,15 @@ export function parseArgs(raw: Record<string, unknown>, secrets: readonly Secret
 /** Every problem with a program's arguments. Printed by Pulumi without a stack trace. */
 export class ArgsError extends Error {
   readonly __pulumiRunError = true;
-  constructor(readonly problems: ConfigProblem[]) {
+  constructor(
+    readonly problems: ConfigProblem[],
+    consequence?: string,
+  ) {
     super(
-      formatProblems(problems).replace(/^Invalid Pulp stack config/, "Invalid Pulp arguments (parseArgs)"),
+      formatProblems(problems, consequence).replace(
+        /^Invalid Pulp stack config/,
+        "Invalid Pulp arguments (parseArgs)",
+      ),
     );
     this.name = "ArgsError";
   }

@@ -2,6 +2,7 @@
 // required keys describes a complete install. Cross-field rules (RWO storage, Redis, the database) are
 // in `rules.ts`, where they can name every key involved.
 import { z } from "zod";
+import type { Output } from "@pulumi/pulumi";
 import { caCertificatesProblem, instanceNameProblem, positiveQuantityProblem } from "./validators";
 import {
   labelKeyProblem,
@@ -24,6 +25,40 @@ function formatted(problem: (value: string) => string | undefined) {
     if (reason) ctx.addIssue({ code: "custom", message: `must be ${reason}` });
   });
 }
+
+/** Whether a value is a Pulumi Output (without loading @pulumi/pulumi: the CLIs read the schema too). */
+export function isOutput(value: unknown): value is Output<unknown> {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as { __pulumiOutput?: unknown }).__pulumiOutput === true
+  );
+}
+
+/** The schema a value given as an Output is checked against once it resolves (inputs.ts). */
+export const OUTPUT_CHECKS = new WeakMap<Output<unknown>, z.ZodType<string>>();
+
+/**
+ * A string a program may pass as an Output of another resource (a storage class, a DNS name, a Secret's
+ * name): it only flows into resource specs, never into what the component decides before it creates
+ * anything. A plain string is checked here; an Output with the same schema once it resolves, by
+ * checkOutputs (inputs.ts), which knows its key.
+ */
+function orOutput(schema: z.ZodType<string>) {
+  return z
+    .custom<string | Output<string>>()
+    .superRefine((value, ctx) => {
+      if (isOutput(value)) return;
+      const result = schema.safeParse(value);
+      for (const issue of result.error?.issues ?? [])
+        ctx.addIssue(issue as Parameters<typeof ctx.addIssue>[0]);
+    })
+    .transform((value) => {
+      if (isOutput(value)) OUTPUT_CHECKS.set(value, schema);
+      return value;
+    });
+}
+const storageClassName = orOutput(formatted(dnsSubdomainProblem));
 
 // `pulumi config set --path` stores "2" as a number: a quantity may come as one.
 const asText = (v: unknown) => (typeof v === "number" ? String(v) : v);
@@ -296,7 +331,7 @@ const externalDatabase = z.strictObject({
 const cloudNativePg = z.strictObject({
   instances: wholeNumber(1, 9).default(3),
   storageSize: size.default("10Gi"),
-  storageClass: formatted(dnsSubdomainProblem).optional(),
+  storageClass: storageClassName.optional(),
   /**
    * Leave unset for the operator's default PostgreSQL image. Pulp needs PostgreSQL >= 14: a plain version
    * tag below it ("13", "13.4-1") is refused (rules.ts).
@@ -315,7 +350,7 @@ const databaseSchema = z.strictObject({
 
 const pvcStorage = z.strictObject({
   size: size.default("50Gi"),
-  storageClass: formatted(dnsSubdomainProblem).optional(),
+  storageClass: storageClassName.optional(),
   accessMode: z.enum(["ReadWriteMany", "ReadWriteOnce"]).default("ReadWriteMany"),
 });
 
@@ -341,10 +376,10 @@ const ingressSchema = z
   .strictObject({
     enabled: z.boolean().default(false),
     kind: z.enum(["Ingress", "Route"]).default("Ingress"),
-    host: formatted(dnsSubdomainProblem).optional(),
+    host: orOutput(formatted(dnsSubdomainProblem)).optional(),
     className: formatted(dnsSubdomainProblem).optional(),
-    tlsSecretName: formatted(dnsSubdomainProblem).optional(),
-    annotations: z.record(labelKey, z.string()).default({}),
+    tlsSecretName: orOutput(formatted(dnsSubdomainProblem)).optional(),
+    annotations: z.record(labelKey, orOutput(z.string())).default({}),
   })
   .prefault({});
 
@@ -358,7 +393,7 @@ const dataVolume = z.strictObject({
   name: formatted((v) => dnsLabelProblem(v, 52)),
   url: archiveUrl,
   size,
-  storageClass: formatted(dnsSubdomainProblem).optional(),
+  storageClass: storageClassName.optional(),
   /** The storage class binds on first consumer: ask CDI to bind at once so the import can start. */
   waitForFirstConsumer: z.boolean().default(false),
 });
@@ -400,7 +435,7 @@ const backupSchema = z
      */
     image: formatted(imageProblem).optional(),
     volume: z
-      .strictObject({ size: size.default("100Gi"), storageClass: formatted(dnsSubdomainProblem).optional() })
+      .strictObject({ size: size.default("100Gi"), storageClass: storageClassName.optional() })
       .prefault({}),
     /**
      * Object storage (S3 API) the backups are kept in as well: after each backup, the archive `npm run
@@ -437,7 +472,7 @@ const restoreSchema = z.strictObject({
       url: archiveUrl,
       /** Room for the unpacked backup (CDI needs as much again for scratch space while it imports). */
       size,
-      storageClass: formatted(dnsSubdomainProblem).optional(),
+      storageClass: storageClassName.optional(),
       waitForFirstConsumer: z.boolean().default(false),
     })
     .optional(),
@@ -451,7 +486,7 @@ const restoreSchema = z.strictObject({
     .extend({
       /** Room for the unpacked backup. */
       size,
-      storageClass: formatted(dnsSubdomainProblem).optional(),
+      storageClass: storageClassName.optional(),
     })
     .optional(),
   /**

@@ -1,6 +1,7 @@
 // Unit, no mocks, real HTTP: the import watch against a local HTTP server standing for the API server.
 // A failed import (an importer that keeps crashing on a 404) ends the update naming the cause, and its
-// DataVolume is deleted so that the next update can make it again from a corrected URL.
+// DataVolume is deleted so that the next update can make it again from a corrected URL. In preview, a
+// storage class given as an Output not known yet is not checked against the cluster's classes.
 import * as fs from "fs";
 import * as http from "http";
 import * as os from "os";
@@ -48,6 +49,9 @@ beforeAll(async () => {
       }
       if (req.url === DV) return dataVolume ? json(dataVolume) : res.writeHead(404).end("{}");
       if (req.url!.endsWith("/pods")) return json({ items: dataVolume ? [importer] : [] });
+      if (req.url === "/apis/storage.k8s.io/v1/storageclasses")
+        return json({ items: [{ metadata: { name: "standard" } }] });
+      if (req.url!.endsWith("/resourcequotas")) return json({ items: [] });
       if (req.url!.endsWith("/persistentvolumeclaims") || req.url!.endsWith("/events"))
         return json({ items: [] });
       return res.writeHead(404).end("{}");
@@ -100,4 +104,24 @@ test("an importer that keeps crashing fails the update with its message, and the
   );
   expect(seen).toContain(`DELETE ${DV}`);
   expect(dataVolume).toBeUndefined();
+});
+
+test("in preview, a storage class not known yet (an Output of another resource) is not checked; a known one is", async () => {
+  dataVolume = undefined;
+  const news = (storageClass: string): ImportWatchInputs => ({
+    namespace: "pulp",
+    name: "restored-restore-x",
+    size: "1Gi",
+    storageClass,
+    timeoutSeconds: 60,
+    kube,
+  });
+  seen.length = 0;
+  await expect(
+    importWatchProvider.check!({}, news("04da6b54-80e4-46f7-96ec-b56ff0331ba9")),
+  ).resolves.toBeDefined();
+  expect(seen).not.toContain("GET /apis/storage.k8s.io/v1/storageclasses");
+  await expect(importWatchProvider.check!({}, news("nope"))).rejects.toThrow(
+    "StorageClass nope for restored-restore-x does not exist.",
+  );
 });
