@@ -7,6 +7,7 @@ import { asSecrets, SecretInputs } from "./config/load";
 import { PulpConfig } from "./config/parse";
 import { SecretName } from "./config/rules";
 import { Database } from "./database/database";
+import { PodIdentity, wantsIdentity } from "./identity/podIdentity";
 import { PulpIngress } from "./ingress/ingress";
 import { JobGuard } from "./migration/jobGuard";
 import { MigrationJob } from "./migration/migrationJob";
@@ -216,6 +217,10 @@ export class Pulp extends pulumi.ComponentResource {
       child,
     );
 
+    const podIdentity = wantsIdentity(config)
+      ? new PodIdentity(`${name}-identity`, { namespace, identity, config }, child)
+      : undefined;
+
     const everyPod = podDefaults(
       config.scheduling as Parameters<typeof podDefaults>[0],
       config.imagePullSecrets,
@@ -256,6 +261,7 @@ export class Pulp extends pulumi.ComponentResource {
       contentPathPrefix: config.contentPathPrefix,
       pulpcoreVersion: config.pulpcoreVersion,
       workerType: config.workerType,
+      podIdentity: podIdentity?.runtime,
     };
 
     // A backup that comes in over http is unpacked into a DataVolume's PVC first: before anything stops,
@@ -325,7 +331,13 @@ export class Pulp extends pulumi.ComponentResource {
               claim: restoring.claim,
               pulpImage: config.image,
               target: config.storage.s3
-                ? { kind: "s3", ...config.storage.s3, secretKey: storage.s3SecretKey! }
+                ? // rules.ts refuses a restore into object storage without a static key.
+                  {
+                    kind: "s3",
+                    ...config.storage.s3,
+                    accessKeyId: config.storage.s3.accessKeyId!,
+                    secretKey: storage.s3SecretKey!,
+                  }
                 : { kind: "pvc" },
               done: restoring.done,
               podDefaults: everyPod,
@@ -504,6 +516,7 @@ export class Pulp extends pulumi.ComponentResource {
           progressDeadlineSeconds: component.progressDeadlineSeconds,
           podSpec: {
             terminationGracePeriodSeconds: component.terminationGracePeriodSeconds,
+            ...(podIdentity ? { serviceAccountName: podIdentity.runtime.serviceAccountName } : {}),
             initContainers: [
               initDirsContainer(runtime),
               ...(trust ? [trust.initContainer(runtime.image)] : []),

@@ -10,7 +10,8 @@ export type Component =
   | "storage"
   | "config"
   | "import"
-  | "backup";
+  | "backup"
+  | "identity";
 
 export interface Identity {
   /** `app.kubernetes.io/instance`, and the prefix of every fixed name. */

@@ -95,7 +95,7 @@ export const CONFIG_REFERENCE: Record<ConfigKey, KeyDoc> = {
     type: "object",
     default: "`{pvc: {size: 50Gi, accessMode: ReadWriteMany}}`",
     meaning:
-      "exactly one of `pvc: {size, storageClass, accessMode}` or `s3: {bucket, endpointUrl, region, accessKeyId, workingDirectorySize}` (`workingDirectorySize`, 20Gi: the node disk, an emptyDir's sizeLimit, each api, content, worker and migration pod may fill with Pulp's working directory: uploads, downloads and task files before they go to the bucket); `ReadWriteOnce` is refused (why: [operations.md](operations.md))",
+      "exactly one of `pvc: {size, storageClass, accessMode}` or `s3: {bucket, endpointUrl, region, accessKeyId (unset: the pods' identity, `serviceAccount`), workingDirectorySize}` (`workingDirectorySize`, 20Gi: the node disk, an emptyDir's sizeLimit, each api, content, worker and migration pod may fill with Pulp's working directory: uploads, downloads and task files before they go to the bucket); `ReadWriteOnce` is refused (why: [operations.md](operations.md))",
   },
   ingress: {
     type: "object",
@@ -143,6 +143,12 @@ export const CONFIG_REFERENCE: Record<ConfigKey, KeyDoc> = {
     default: "`[]`",
     meaning:
       "Secrets (type `kubernetes.io/dockerconfigjson`) every pod pulls its image with: api, content, worker, web, Redis, the migration Job, and the CloudNativePG Cluster. They must exist in the namespace before the pods start: with `createNamespace: false`, create the namespace and `kubectl create secret docker-registry <name> ...` first",
+  },
+  serviceAccount: {
+    type: "object",
+    default: "none",
+    meaning:
+      "the identity api, content, worker and migration pods run as, for object storage without a static key (leave out `storage.s3.accessKeyId`): a ServiceAccount `<instance>-pulp` with `annotations` (EKS IRSA `eks.amazonaws.com/role-arn`, GKE `iam.gke.io/gcp-service-account`), and/or `awsWebIdentity: {roleArn, audience (sts.amazonaws.com), stsEndpointUrl}`, the projected token and `AWS_ROLE_ARN` that EKS's webhook would add, for a cluster without it (see [Object storage without keys](install.md#object-storage-without-keys))",
   },
   trustedCa: {
     type: "object",

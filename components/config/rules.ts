@@ -151,8 +151,14 @@ export function checkRules(
   // A secret key's value is not in `raw` (the secrets come apart): it is given, but never shown.
   const given = (path: PropertyKey[]) =>
     path.length === 1 && suppliedSecrets.has(path[0] as SecretName) ? SECRET_GIVEN : valueAt(raw, path);
-  const add = (path: PropertyKey[], message: string, fix: string) =>
-    problems.push({ key: keyOf(path), given: given(path), message, fix });
+  const add = (path: PropertyKey[], message: string, fix: string, ...alternatives: string[]) =>
+    problems.push({
+      key: keyOf(path),
+      given: given(path),
+      message,
+      fix,
+      ...(alternatives.length ? { alternatives } : {}),
+    });
 
   // Database: exactly one source.
   const { external, cloudnativepg } = config.database;
@@ -204,11 +210,29 @@ export function checkRules(
   } else if (!pvc && !s3) {
     add(["storage"], "names no artifact storage", setCommand("pulp:storage.pvc.size", "50Gi"));
   }
-  if (s3 && !suppliedSecrets.has("s3SecretAccessKey")) {
+  if (s3?.accessKeyId !== undefined && !suppliedSecrets.has("s3SecretAccessKey")) {
     add(
-      ["storage", "s3"],
-      "object storage needs the secret key pulp:s3SecretAccessKey",
+      ["storage", "s3", "accessKeyId"],
+      "a static key needs its secret, pulp:s3SecretAccessKey (or leave the key out: the pods' identity, pulp:serviceAccount)",
       secretSetCommand("pulp:s3SecretAccessKey"),
+      removeCommand("pulp:storage.s3.accessKeyId"),
+    );
+  }
+  if (s3 && s3.accessKeyId === undefined && config.restore) {
+    // The restore's check and copy Jobs read the bucket with the static key; they do not run as the pods'
+    // identity yet.
+    add(
+      ["storage", "s3", "accessKeyId"],
+      "a restore into object storage reads the bucket with a static key, and none is set (a restore does not use pulp:serviceAccount yet)",
+      setCommand("pulp:storage.s3.accessKeyId", "AKIAEXAMPLE"),
+    );
+  }
+  if (s3 && s3.accessKeyId === undefined && suppliedSecrets.has("s3SecretAccessKey")) {
+    add(
+      ["storage", "s3", "accessKeyId"],
+      "pulp:s3SecretAccessKey is set, but not the key it belongs to",
+      setCommand("pulp:storage.s3.accessKeyId", "AKIAEXAMPLE"),
+      removeCommand("pulp:s3SecretAccessKey"),
     );
   }
   if (config.backup.s3 && !suppliedSecrets.has("backupS3SecretAccessKey")) {

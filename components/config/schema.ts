@@ -358,7 +358,11 @@ const s3Storage = z.strictObject({
   bucket: z.string().min(3),
   endpointUrl: z.url({ error: 'must be a URL such as "https://s3.example.com"' }).optional(),
   region: z.string().min(1).optional(),
-  accessKeyId: z.string().min(1),
+  /**
+   * A static key (its secret is `pulp:s3SecretAccessKey`). Unset: no key at all, and boto3 takes the pods'
+   * own identity (pulp:serviceAccount: IRSA, EKS Pod Identity, a web identity) or the node's role.
+   */
+  accessKeyId: z.string().min(1).optional(),
   /**
    * The node disk each api, content, worker and migration pod may fill in /var/lib/pulp (an emptyDir's
    * sizeLimit): Pulp's WORKING_DIRECTORY, where uploads, downloads being saved and task files wait before they
@@ -371,6 +375,32 @@ const s3Storage = z.strictObject({
 const storageSchema = z
   .strictObject({ pvc: pvcStorage.optional(), s3: s3Storage.optional() })
   .default({ pvc: { size: "50Gi", accessMode: "ReadWriteMany" } });
+
+/**
+ * The identity Pulp's own pods (api, content, worker, migration) run as, for object storage without static
+ * keys: a ServiceAccount `<instance>-pulp` of their own. `annotations` are what a cloud's webhook reads
+ * (EKS IRSA `eks.amazonaws.com/role-arn`, GKE `iam.gke.io/gcp-service-account`). `awsWebIdentity` is what
+ * EKS's webhook would add, for a cluster whose token issuer AWS trusts without it: a projected token for
+ * the audience, and AWS_ROLE_ARN and AWS_WEB_IDENTITY_TOKEN_FILE, which boto3 exchanges for short-lived keys.
+ */
+const serviceAccountSchema = z
+  .strictObject({
+    annotations: z.record(labelKey, z.string()).default({}),
+    awsWebIdentity: z
+      .strictObject({
+        roleArn: z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, {
+          error: 'must be an IAM role ARN such as "arn:aws:iam::123456789012:role/pulp"',
+        }),
+        audience: z.string().min(1).default("sts.amazonaws.com"),
+        /** An STS endpoint of your own (a VPC endpoint, a compatible server); default: boto3's. */
+        stsEndpointUrl: z
+          .url({ error: 'must be a URL such as "https://sts.eu-west-1.amazonaws.com"' })
+          .optional(),
+      })
+      .optional(),
+  })
+  // Unset, and Pulumi.yaml's default {}, leave it out of the config (and of what backups record).
+  .optional();
 
 const ingressSchema = z
   .strictObject({
@@ -571,6 +601,10 @@ export const configSchema = z.strictObject({
    * (api, content, worker, web, Redis, the migration Job) and the CloudNativePG cluster's pods.
    */
   imagePullSecrets: z.array(formatted(dnsSubdomainProblem)).default([]),
+  serviceAccount: z.preprocess(
+    (v) => (v && typeof v === "object" && Object.keys(v).length === 0 ? undefined : v),
+    serviceAccountSchema,
+  ),
   trustedCa: trustedCaSchema,
   namespaceQuota: quotaSchema.default({}),
   migration: z

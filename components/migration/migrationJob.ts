@@ -249,6 +249,7 @@ function pulpJobPodSpec(args: MigrationJobArgs, script: string) {
         ...args.podDefaults,
         restartPolicy: "Never",
         enableServiceLinks: false, // see Workload: dynaconf would read service-link env as settings
+        ...(rt.podIdentity ? { serviceAccountName: rt.podIdentity.serviceAccountName } : {}),
         initContainers: [initDirsContainer(rt)],
         containers: [
           {

@@ -23,7 +23,8 @@ export interface S3Settings {
   bucket: string;
   endpointUrl?: string;
   region?: string;
-  accessKeyId: string;
+  /** Unset: no static key; boto3 takes the pods' identity (pulp:serviceAccount) or the node's. */
+  accessKeyId?: string;
 }
 
 export interface SettingsInput {
@@ -85,7 +86,7 @@ export function settingsValues(input: SettingsInput): Record<string, unknown> {
             BACKEND: "storages.backends.s3.S3Storage",
             OPTIONS: {
               bucket_name: input.s3.bucket,
-              access_key: input.s3.accessKeyId,
+              ...(input.s3.accessKeyId ? { access_key: input.s3.accessKeyId } : {}),
               ...(input.s3.endpointUrl ? { endpoint_url: input.s3.endpointUrl } : {}),
               ...(input.s3.region ? { region_name: input.s3.region } : {}),
               default_acl: "private",

@@ -31,21 +31,6 @@ export class ArtifactStorage extends pulumi.ComponentResource {
     if (args.storage.s3 || !pvc) {
       // Pulp's working directory: on the node, as large as storage.s3.workingDirectorySize allows.
       this.volume = { name: "pulp-data", emptyDir: { sizeLimit: args.storage.s3?.workingDirectorySize } };
-      const secret = new k8s.core.v1.Secret(
-        `${name}-s3`,
-        {
-          metadata: {
-            name: fixedName(args.identity, "s3"),
-            namespace: args.namespace,
-            labels: labels(args.identity, "storage"),
-          },
-          type: "Opaque",
-          stringData: { secret_key: args.s3SecretAccessKey ?? pulumi.secret("") },
-        },
-        { parent: this },
-      );
-      this.s3SecretKey = { name: fixedName(args.identity, "s3"), key: "secret_key" };
-      this.resources.push(secret);
     } else {
       this.claim = new k8s.core.v1.PersistentVolumeClaim(
         name,
@@ -67,6 +52,24 @@ export class ArtifactStorage extends pulumi.ComponentResource {
       );
       this.resources.push(this.claim);
       this.volume = { name: "pulp-data", persistentVolumeClaim: { claimName: this.claim.metadata.name } };
+    }
+    // The static key's secret; without a key, the pods' identity reaches the bucket (pulp:serviceAccount).
+    if (args.storage.s3?.accessKeyId !== undefined) {
+      const secret = new k8s.core.v1.Secret(
+        `${name}-s3`,
+        {
+          metadata: {
+            name: fixedName(args.identity, "s3"),
+            namespace: args.namespace,
+            labels: labels(args.identity, "storage"),
+          },
+          type: "Opaque",
+          stringData: { secret_key: args.s3SecretAccessKey ?? pulumi.secret("") },
+        },
+        { parent: this },
+      );
+      this.s3SecretKey = { name: fixedName(args.identity, "s3"), key: "secret_key" };
+      this.resources.push(secret);
     }
     this.registerOutputs({});
   }

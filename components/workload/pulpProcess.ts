@@ -1,5 +1,6 @@
 // The pod spec of a Pulp process (api, content, worker, or the migration Job): one image, the process
 // chosen by command, settings.py and keys mounted from Secrets, secrets as PULP_* env.
+import { identityEnv, identityMounts, identityVolumes, PodIdentityRuntime } from "../identity/podIdentity";
 import * as k8s from "@pulumi/kubernetes";
 import * as fs from "fs";
 import * as path from "path";
@@ -41,6 +42,8 @@ export interface PulpRuntime {
   pulpcoreVersion: string;
   /** The tasking system: the "pulpcore" workers' check wakes stranded tasks (workerCheck.py). */
   workerType: "pulpcore" | "redis";
+  /** The identity the pods run as (pulp:serviceAccount), for object storage without static keys. */
+  podIdentity?: PodIdentityRuntime;
 }
 
 /** Sets $py to the interpreter Pulp itself runs with (pulpcore-manager's shebang). */
@@ -102,6 +105,7 @@ export function pulpEnv(rt: PulpRuntime): k8s.types.input.core.v1.EnvVar[] {
     // dynaconf merges `__`-nested env keys into DATABASES["default"], so the password never sits in settings.py.
     ...secretSetting("DATABASES__default__PASSWORD", rt.databasePassword),
     ...(rt.s3SecretKey ? secretSetting("STORAGES__default__OPTIONS__secret_key", rt.s3SecretKey) : []),
+    ...identityEnv(rt.podIdentity),
   ];
 }
 
@@ -119,6 +123,7 @@ export function pulpVolumes(rt: PulpRuntime, resources: ResourcesConfig): k8s.ty
       : []),
     rt.dataVolume,
     { name: "tmp", emptyDir: { sizeLimit: scratchSize(resources.limits["ephemeral-storage"], workDir) } },
+    ...identityVolumes(rt.podIdentity),
   ];
 }
 
@@ -137,6 +142,7 @@ export function pulpVolumeMounts(rt: PulpRuntime): k8s.types.input.core.v1.Volum
       : []),
     { name: String(rt.dataVolume.name), mountPath: PULP_DATA_DIR },
     { name: "tmp", mountPath: "/tmp" },
+    ...identityMounts(rt.podIdentity),
   ];
 }
 

@@ -152,7 +152,7 @@ const cases: [string, Record<string, unknown>, string, RegExp][] = [
   [
     "s3 without secret",
     { storage: { s3: { bucket: "pulp", accessKeyId: "AK" } } },
-    "pulp:storage.s3",
+    "pulp:storage.s3.accessKeyId",
     /s3SecretAccessKey/,
   ],
   ["maintenance and idle", { maintenance: true, idle: true }, "pulp:idle", /contradict/],
