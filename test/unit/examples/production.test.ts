@@ -64,7 +64,7 @@ test("every key is in the pulp: namespace and no secret is in the file", () => {
 });
 
 test("the header lists the secrets to set, each one the program reads", () => {
-  expect(listedSecrets.sort()).toEqual(["backupS3SecretAccessKey", "s3SecretAccessKey"]);
+  expect(listedSecrets.sort()).toEqual(["backupS3SecretAccessKey"]);
   for (const name of listedSecrets) expect(SECRET_NAMES as readonly string[]).toContain(name);
 });
 
@@ -135,7 +135,7 @@ test("an Ingress serves the host over TLS", () => {
   expect(raw.contentOrigin).toBe(`https://${HOST}`);
 });
 
-test("artifacts live in S3: no artifact volume, and Pulp's STORAGES names the bucket", () => {
+test("artifacts live in S3, reached through an IAM role: no artifact volume, no key, Pulp's STORAGES names the bucket", () => {
   const claims = run.ofType(PVC).map((r) => r.inputs.metadata.name as string);
   expect(claims).not.toContain("pulp-artifacts");
   expect(claims).toEqual(["pulp-backups"]);
@@ -146,6 +146,14 @@ test("artifacts live in S3: no artifact volume, and Pulp's STORAGES names the bu
   const py = settings[0].inputs.stringData["settings.py"] as string;
   expect(py).toContain("storages.backends.s3.S3Storage");
   expect(py).toContain((raw.storage as { s3: { bucket: string } }).s3.bucket);
+  // No key: the pods' IAM role (EKS IRSA) reaches the bucket.
+  expect(py).not.toContain("access_key");
+  const [account] = run.ofType("kubernetes:core/v1:ServiceAccount");
+  expect(account.inputs.metadata.annotations["eks.amazonaws.com/role-arn"]).toMatch(/^arn:aws:iam::/);
+  for (const d of run
+    .ofType(DEPLOYMENT)
+    .filter((d) => /^pulp-(api|content|worker)$/.test(d.inputs.metadata.name)))
+    expect(d.inputs.spec.template.spec.serviceAccountName).toBe("pulp-pulp");
 });
 
 test("backups run on the schedule and go to the backup bucket", () => {

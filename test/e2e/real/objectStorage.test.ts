@@ -1,0 +1,144 @@
+// Real Pulp on the real node: artifacts in object storage reached without a static key. moto's S3 and
+// STS server (testbed/s3) stands in for AWS; pulp:serviceAccount.awsWebIdentity gives the api, content,
+// worker and migration pods a projected ServiceAccount token, which boto3 exchanges for short-lived keys
+// (AssumeRoleWithWebIdentity) as it would with IAM on EKS. No key is in the stack config, a Secret, an env
+// var or settings.py; a file uploaded with pulp-cli lands in the bucket, and the content app's redirect
+// to it is signed with a session token (the web identity's) and downloads with the same sha256.
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { dropStack, freshStack, getJson, items, kubectl, mustPulumi } from "../../../testbed/harness";
+import { REPO } from "../../../testbed/local/environment";
+import { distributeFile, get, Pulp, pulpCli, sha256 } from "../../../testbed/real/clients";
+import { DATABASE_PASSWORD, dropDatabase, ensureDatabase } from "../../../testbed/real/database";
+import { ObjectStorage, startObjectStorage } from "../../../testbed/real/s3";
+import { importImages, localImages, releaseConfig } from "../../../testbed/real/stack";
+
+jest.setTimeout(20 * 60 * 1000);
+
+const STACK = "real-keyless";
+const NS = "pulp-keyless";
+const DATABASE = "pulp_keyless";
+const BUCKET = "pulp-keyless-artifacts";
+const ROLE = "arn:aws:iam::123456789012:role/pulp-artifacts";
+const ADMIN_PASSWORD = "keyless-admin-password-Wd3";
+let storage: ObjectStorage;
+let pulp: Pulp;
+
+beforeAll(
+  async () => {
+    importImages();
+    storage = await startObjectStorage();
+    storage.createBucket(BUCKET);
+    const postgresql = localImages().postgresql;
+    ensureDatabase(postgresql, DATABASE);
+    dropDatabase(DATABASE);
+    ensureDatabase(postgresql, DATABASE);
+    freshStack(
+      STACK,
+      {
+        ...releaseConfig(NS, DATABASE, "3.123.1"),
+        storage: { s3: { bucket: BUCKET, endpointUrl: storage.endpointUrl, region: "us-east-1" } },
+        serviceAccount: { awsWebIdentity: { roleArn: ROLE, stsEndpointUrl: storage.endpointUrl } },
+      },
+      path.join(REPO, "Pulumi.dev.yaml"),
+    );
+    mustPulumi(STACK, [
+      "config",
+      "set-all",
+      "--secret",
+      `pulp:adminPassword=${ADMIN_PASSWORD}`,
+      "--secret",
+      `pulp:databasePassword=${DATABASE_PASSWORD}`,
+    ]);
+  },
+  10 * 60 * 1000,
+);
+
+afterAll(() => {
+  storage?.stop();
+  if (!process.env.PULP_KEEP_STACK) {
+    dropStack(STACK, NS);
+    dropDatabase(DATABASE);
+  }
+});
+
+test("`pulumi up` with no S3 key: the pods run as pulp-pulp with the web identity's token, and no key is anywhere", () => {
+  mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
+  pulp = {
+    baseUrl: `http://${getJson(["service", "pulp-web", "-n", NS]).spec.clusterIP}:8080`,
+    password: ADMIN_PASSWORD,
+    namespace: NS,
+  };
+  expect(pulpCli(pulp, ["status"]).database_connection.connected).toBe(true);
+
+  for (const deployment of ["pulp-api", "pulp-content", "pulp-worker"]) {
+    const spec = getJson(["deployment", deployment, "-n", NS]).spec.template.spec;
+    const env = Object.fromEntries(
+      (spec.containers[0].env as { name: string; value?: string }[]).map((e) => [e.name, e.value]),
+    );
+    expect({ deployment, account: spec.serviceAccountName, role: env.AWS_ROLE_ARN }).toEqual({
+      deployment,
+      account: "pulp-pulp",
+      role: ROLE,
+    });
+    expect(Object.keys(env).filter((k) => /AWS_ACCESS_KEY|AWS_SECRET|STORAGES__/.test(k))).toEqual([]);
+  }
+  // The kubelet projected a token for the audience AWS trusts.
+  const api = items("pods", NS).find(
+    (p) => p.metadata.name.startsWith("pulp-api-") && p.status.phase === "Running",
+  );
+  const token = kubectl([
+    "exec",
+    "-n",
+    NS,
+    api.metadata.name,
+    "-c",
+    "api",
+    "--",
+    "cat",
+    "/var/run/secrets/eks.amazonaws.com/serviceaccount/token",
+  ]);
+  const claims = JSON.parse(Buffer.from(token.split(".")[1], "base64url").toString());
+  expect({ aud: claims.aud, sub: claims.sub }).toEqual({
+    aud: ["sts.amazonaws.com"],
+    sub: `system:serviceaccount:${NS}:pulp-pulp`,
+  });
+  // No Secret holds a key for the bucket, and settings.py names none.
+  const secrets = items("secrets", NS).map((s) => s.metadata.name);
+  expect(secrets).not.toContain("pulp-s3");
+  const settings = kubectl([
+    "exec",
+    "-n",
+    NS,
+    api.metadata.name,
+    "-c",
+    "api",
+    "--",
+    "cat",
+    "/etc/pulp/settings.py",
+  ]);
+  expect(settings).toContain(`"bucket_name": "${BUCKET}"`);
+  expect(settings).not.toMatch(/access_key|secret_key"/);
+});
+
+test("a file uploaded lands in the bucket; the content app's redirect carries a session token and downloads the same bytes", async () => {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pulp-keyless-")), "keyless.bin");
+  const data = Buffer.concat([Buffer.from("no static key\n"), Buffer.alloc(128 * 1024, 3)]);
+  fs.writeFileSync(file, data);
+  const { contentPath } = distributeFile(pulp, "keyless", file, "keyless.bin");
+
+  const objects = storage.list(BUCKET, "");
+  expect(objects.some((o) => o.bytes === data.length)).toBe(true);
+
+  const redirect = await get(`${pulp.baseUrl}${contentPath}`);
+  expect(redirect.status).toBe(302);
+  const location = new URL(String(redirect.headers.location));
+  expect(location.origin).toBe(storage.endpointUrl);
+  // Signed with temporary credentials: only the web identity exchange hands those out here.
+  expect(location.searchParams.get("X-Amz-Security-Token")).toBeTruthy();
+  expect(location.searchParams.get("X-Amz-Credential")).toMatch(/^ASIA/);
+  const download = await get(location.toString());
+  expect(download.status).toBe(200);
+  expect(sha256(download.body)).toBe(sha256(data));
+});
