@@ -90,15 +90,22 @@ export function shellQuote(value: string): string {
 export function setCommand(key: string, value: string | number | boolean = "<value>"): string {
   // The bare default is the delivery program's placeholder (its fixes are not part of this change).
   const word = value === "<value>" ? value : shellQuote(String(value));
-  if (!isPath(key)) return `pulumi config set ${key} ${word}`;
   const type =
     typeof value === "string" && /^(true|false|-?\d+)$/.test(value)
       ? " --type string"
       : typeof value === "number" && !Number.isInteger(value)
         ? " --type float"
         : "";
-  return `pulumi config set --path '${key}'${type} ${word}`;
+  // The CLI refuses a value that looks random under a key named like a secret unless told it is not one
+  // (pkg/cmd/pulumi/config looksLikeSecret): `pulp:ingress.tlsSecretName`, `pulp:imagePullSecrets`. It
+  // takes --plaintext or --type, not both (a typed value does not look random).
+  const plain = SECRET_LOOKING_KEY.test(key) && !(isPath(key) && type) ? " --plaintext" : "";
+  if (!isPath(key)) return `pulumi config set${plain} ${key} ${word}`;
+  return `pulumi config set${plain} --path '${key}'${type} ${word}`;
 }
+
+/** The key names the Pulumi CLI checks for secret-looking values (its keyPattern, 3.248.0). */
+const SECRET_LOOKING_KEY = /passwd|pass|password|pwd|secret|token/i;
 
 /**
  * The command that sets a secret key: without a value, so the CLI asks for it without echoing it (or reads

@@ -1,0 +1,442 @@
+// Unit test (no Pulumi engine, no cluster): convertPulpCr, the pure conversion of a pulp-operator Pulp CR
+// (test/fixtures/pulp-operator/) into this program's stack config. Proves the exact config and secret
+// sources of each sample CR; that each config passes parseConfig, or fails with exactly the one problem the
+// CR cannot settle; which fields get a note and what some notes say; and that what cannot be converted (a
+// missing Secret or ConfigMap, the CR's own instance name) is refused, every reason at once.
+import { parseConfig } from "../../../../components/config/parse";
+import { SecretName } from "../../../../components/config/rules";
+import { CONTENT_PORT as PULP_CONTENT_PORT } from "../../../../components/workload/pulpProcess";
+import { convertPulpCr } from "../../../../tools/convert/convert";
+import { CONTENT_PORT, ConvertError } from "../../../../tools/convert/operator";
+import { convertSample, load } from "./samples";
+
+const fields = (c: { notes: { field: string }[] }) => c.notes.map((n) => n.field);
+const noteOf = (c: { notes: { field: string; text: string }[] }, field: string) =>
+  c.notes.filter((n) => n.field === field).map((n) => n.text);
+
+const RESOURCES = { requests: { cpu: "50m", memory: "256Mi" }, limits: { memory: "1Gi" } };
+
+test("the CR pulp-operator 2.0.0 ran: external database, file storage, Redis, pulp-web, no ingress", () => {
+  const c = convertSample("example-2.0.0");
+  expect(c.config).toEqual({
+    namespace: "pulp",
+    createNamespace: false,
+    instanceName: "example-pulumi",
+    image: "quay.io/pulp/pulp-minimal:3.121.3",
+    web: { image: "quay.io/pulp/pulp-web:3.121.3", enabled: true, replicas: 2 },
+    contentOrigin: "http://example-pulumi-web.pulp.svc.cluster.local:8080",
+    api: { replicas: 2, resources: RESOURCES },
+    content: { replicas: 2, resources: RESOURCES },
+    worker: { replicas: 1, resources: RESOURCES },
+    storage: { pvc: { size: "5Gi", storageClass: "standard", accessMode: "ReadWriteMany" } },
+    database: {
+      external: {
+        host: "example-pg.pulp.svc.cluster.local",
+        port: 5432,
+        name: "pulp",
+        user: "pulp",
+        sslmode: "disable",
+      },
+    },
+    redis: { enabled: true, image: "docker.io/library/redis:7.0.15-1_deb12u7", resources: RESOURCES },
+    cacheEnabled: true,
+    tokenAuth: true,
+    migration: { resources: RESOURCES },
+    extraSettings: { ORPHAN_PROTECTION_TIME: 1440 },
+  });
+  expect(c.secrets).toEqual({
+    adminPassword: { secret: "example-admin", key: "password" },
+    secretKey: { secret: "example-secret-key", key: "secret_key" },
+    dbFieldsEncryptionKey: { secret: "example-db-fields-encryption", key: "database_fields.symmetric.key" },
+    databasePassword: { secret: "example-external-db", key: "POSTGRES_PASSWORD" },
+  });
+  expect(fields(c)).toEqual([
+    "container_token_secret",
+    "database.external_db_secret",
+    "file_storage_storage_class",
+    "image_pull_policy",
+    "ingress_type",
+  ]);
+  expect(noteOf(c, "ingress_type")[0]).toContain(
+    "the operator's was http://example-web-svc.pulp.svc.cluster.local:24880",
+  );
+  expect(noteOf(c, "file_storage_storage_class")[0]).toContain("operator's volume example-file-storage");
+  expect(c.problems).toEqual([]);
+});
+
+test("an Ingress with TLS, S3, an external database, settings, per-component placement and env", () => {
+  const c = convertSample("ingress-s3");
+  const toleration = { key: "dedicated", operator: "Equal", value: "pulp", effect: "NoSchedule" };
+  expect(c.config).toEqual({
+    namespace: "pulp-prod",
+    createNamespace: false,
+    instanceName: "alpha-pulumi",
+    image: "registry.example.com/pulp/pulp-minimal:3.123.1",
+    web: {
+      image: "registry.example.com/pulp/pulp-web:3.123.1",
+      enabled: true,
+      listenIPv6: false,
+      clientMaxBodySize: "512m",
+      replicas: 2,
+      resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "512Mi" } },
+      podSpecOverrides: { nodeSelector: { "pulp-role": "web" } },
+    },
+    ingress: {
+      enabled: true,
+      kind: "Ingress",
+      host: "pulp.example.com",
+      className: "traefik",
+      tlsSecretName: "pulp-example-tls",
+      annotations: { "cert-manager.io/cluster-issuer": "letsencrypt" },
+    },
+    contentOrigin: "https://pulp.example.com",
+    api: {
+      replicas: 3,
+      resources: { requests: { cpu: "1", memory: "1Gi" }, limits: { memory: "2Gi" } },
+      podDisruptionBudget: { maxUnavailable: 1 },
+      probes: {
+        liveness: { periodSeconds: 20, failureThreshold: 5 },
+        readiness: { initialDelaySeconds: 10, timeoutSeconds: 5 },
+      },
+      podSpecOverrides: {
+        affinity: {
+          podAntiAffinity: {
+            preferredDuringSchedulingIgnoredDuringExecution: [
+              {
+                weight: 100,
+                podAffinityTerm: {
+                  topologyKey: "kubernetes.io/hostname",
+                  labelSelector: { matchLabels: { "app.kubernetes.io/component": "api" } },
+                },
+              },
+            ],
+          },
+        },
+        containers: [
+          {
+            name: "api",
+            env: [
+              { name: "PULP_GALAXY_REQUIRE_CONTENT_APPROVAL", value: "false" },
+              {
+                name: "LDAP_BIND_PASSWORD",
+                valueFrom: { secretKeyRef: { name: "alpha-ldap", key: "bind-password" } },
+              },
+            ],
+          },
+        ],
+        nodeSelector: { "pulp-role": "api" },
+      },
+    },
+    content: {
+      replicas: 2,
+      podDisruptionBudget: { minAvailable: 1 },
+      podSpecOverrides: { nodeSelector: { "pulp-role": "content" } },
+    },
+    worker: { replicas: 4, podSpecOverrides: { nodeSelector: { "pulp-role": "worker" } } },
+    scheduling: { tolerations: [toleration] },
+    serviceAccount: { annotations: { "eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/pulp" } },
+    storage: {
+      s3: {
+        bucket: "pulp-artifacts",
+        endpointUrl: "https://s3.example.com",
+        region: "eu-west-1",
+        accessKeyId: "AKIAEXAMPLE",
+      },
+    },
+    database: {
+      external: {
+        host: "db.example.com",
+        port: 5433,
+        name: "pulp_prod",
+        user: "pulp_app",
+        sslmode: "verify-full",
+      },
+    },
+    redis: { enabled: true },
+    cacheEnabled: true,
+    tokenAuth: true,
+    allowedContentChecksums: ["sha224", "sha256", "sha512"],
+    imagePullSecrets: ["registry-example"],
+    trustedCa: { configMap: "corp-ca-bundle" },
+    migration: {
+      resources: { requests: { cpu: "500m", memory: "1Gi" }, limits: { memory: "4Gi" } },
+      podSpecOverrides: { containers: [{ name: "migrate", env: [{ name: "TZ", value: "UTC" }] }] },
+    },
+    apiRoot: "/repo/",
+    extraSettings: {
+      ORPHAN_PROTECTION_TIME: 1440,
+      ALLOWED_EXPORT_PATHS: ["/exports", "/srv/exports"],
+      REMOTE_USER_ENVIRON_NAME: "HTTP_REMOTE_USER",
+      LOGGING: { dynaconf_merge: true, loggers: { "": { handlers: ["console"], level: "DEBUG" } } },
+      HIDE_GUARDED_DISTRIBUTIONS: true,
+      REDIRECT_TO_OBJECT_STORAGE: true,
+    },
+  });
+  expect(c.secrets).toEqual({
+    adminPassword: { secret: "alpha-admin", key: "password" },
+    secretKey: { secret: "alpha-django-key", key: "secret_key" },
+    dbFieldsEncryptionKey: { secret: "alpha-fernet", key: "database_fields.symmetric.key" },
+    databasePassword: { secret: "alpha-db", key: "POSTGRES_PASSWORD" },
+    s3SecretAccessKey: { secret: "alpha-s3", key: "s3-secret-access-key" },
+  });
+  expect(fields(c)).toEqual([
+    "api.env_vars API_TOKEN",
+    "api.gunicorn_workers",
+    "api.hpa",
+    "api.livenessProbe",
+    "api.readinessProbe",
+    "api.resource_requirements",
+    "api.strategy",
+    "api.topology_spread_constraints",
+    "cache.redis_image",
+    "cache.redis_port",
+    "container_token_secret",
+    "content.gunicorn_timeout",
+    "custom_pulp_settings AUTH_LDAP_BIND_PASSWORD",
+    "custom_pulp_settings DATABASES",
+    "custom_pulp_settings TELEMETRY_HOOK",
+    "database.external_db_secret",
+    "image_pull_policy",
+    "ldap",
+    "nginx_proxy_read_timeout",
+    "node_selector",
+    "pulp_settings",
+    "route_host",
+    "signing_secret",
+    "telemetry",
+    "web.service_annotations",
+    "worker.deployment_annotations",
+    "worker.pdb",
+  ]);
+  expect(noteOf(c, "pulp_settings")).toEqual([
+    "not a field of pulp-operator 2.0.0's Pulp CRD (another release's, or a typo the API server would have dropped): not converted",
+  ]);
+  expect(noteOf(c, "worker.pdb")[0]).toMatch(/^\{"maxUnavailable":"50%"\}: here a budget is a whole/);
+  expect(noteOf(c, "api.topology_spread_constraints")[0]).toContain(
+    "`api.podSpecOverrides.topologySpreadConstraints`",
+  );
+  expect(c.problems).toEqual([]);
+});
+
+test("a Route, a ReadWriteOnce volume, the operator's PostgreSQL, floating tags and the CR's PulpBackups", () => {
+  const c = convertSample("route-file-storage");
+  expect(c.config).toEqual({
+    namespace: "pulp-ocp",
+    createNamespace: false,
+    instanceName: "beta-pulumi",
+    ingress: {
+      enabled: true,
+      kind: "Route",
+      annotations: {
+        "haproxy.router.openshift.io/balance": "roundrobin",
+        "haproxy.router.openshift.io/timeout": "300s",
+      },
+      host: "pulp.apps.example.com",
+    },
+    contentOrigin: "https://pulp.apps.example.com",
+    web: { enabled: false },
+    api: { replicas: 2 },
+    content: { replicas: 2 },
+    worker: { replicas: 2 },
+    scheduling: {
+      nodeSelector: { "node-role.kubernetes.io/infra": "" },
+      tolerations: [{ key: "node-role.kubernetes.io/infra", operator: "Exists", effect: "NoSchedule" }],
+    },
+    storage: { pvc: { size: "200Gi", storageClass: "cephfs", accessMode: "ReadWriteMany" } },
+    database: {
+      cloudnativepg: {
+        instances: 1,
+        storageSize: "20Gi",
+        storageClass: "ceph-rbd",
+        resources: { requests: { cpu: "500m", memory: "1Gi" }, limits: { memory: "2Gi" } },
+      },
+    },
+    tokenAuth: true,
+    // beta-nightly's; gamma-nightly backs up another CR.
+    backup: { enabled: true, volume: { size: "500Gi", storageClass: "cephfs" } },
+  });
+  // No Secret in the file: the operator's default names.
+  expect(c.secrets).toEqual({
+    adminPassword: { secret: "beta-admin-password", key: "password" },
+    secretKey: { secret: "beta-secret-key", key: "secret_key" },
+    dbFieldsEncryptionKey: { secret: "beta-db-fields-encryption", key: "database_fields.symmetric.key" },
+  });
+  expect(fields(c)).toEqual([
+    "PulpBackup beta-nightly",
+    "PulpBackup beta-nightly backup_pvc",
+    "PulpBackup beta-nightly postgres_configuration_secret",
+    "PulpRestore beta-restore",
+    "database",
+    "database.postgres_extra_args",
+    "database.postgres_image",
+    "file_storage_access_mode",
+    "file_storage_storage_class",
+    "image_version",
+    "ingress_host",
+    "mount_trusted_ca",
+    "route_tls_secret",
+    "web",
+  ]);
+  expect(noteOf(c, "image_version")).toEqual([
+    '"stable" is a floating tag, refused here (nodes could pull different builds): pin the release the ' +
+      "operator's pods run, pulumi config set pulp:image 'quay.io/pulp/pulp-minimal:<version>'; until then " +
+      "the program's default image applies",
+  ]);
+  expect(noteOf(c, "file_storage_access_mode")[0]).toMatch(/^ReadWriteOnce is refused here/);
+  // What the CR cannot say: the pg_dump image for backups.
+  expect(c.problems).toEqual([
+    {
+      key: "pulp:backup.image",
+      given: undefined,
+      message: expect.stringMatching(/^backups run pg_dump, and no PostgreSQL image is known/),
+      fix: "pulumi config set --path 'pulp:backup.image' ghcr.io/cloudnative-pg/postgresql:17",
+    },
+  ]);
+});
+
+test("the operator's defaults behind an nginx Ingress: no pulp-web, an emptyDir's artifacts, its own PostgreSQL", () => {
+  const c = convertSample("nginx-ingress");
+  expect(c.config).toEqual({
+    namespace: "pulp",
+    createNamespace: false,
+    instanceName: "pulp-pulumi",
+    ingress: { enabled: true, kind: "Ingress", host: "pulp.internal.example.com" },
+    contentOrigin: "http://pulp.internal.example.com",
+    web: { enabled: false },
+    api: { replicas: 1 },
+    content: { replicas: 1 },
+    worker: { replicas: 1 },
+    database: { cloudnativepg: { instances: 1 } },
+    tokenAuth: true,
+  });
+  expect(fields(c)).toEqual(["database", "file_storage_storage_class", "image_version"]);
+  expect(noteOf(c, "file_storage_storage_class")[0]).toMatch(
+    /^no storage given: the operator kept artifacts in an emptyDir/,
+  );
+  expect(c.problems).toEqual([]);
+});
+
+test("parseConfig takes each converted config with its secrets, as a stack will hold them", () => {
+  for (const sample of ["example-2.0.0", "ingress-s3", "nginx-ingress"] as const) {
+    const c = convertSample(sample);
+    expect(() => parseConfig(c.config, new Set(Object.keys(c.secrets) as SecretName[]))).not.toThrow();
+  }
+  // Without the database password the external database is refused: the secrets count.
+  const c = convertSample("example-2.0.0");
+  expect(() => parseConfig(c.config, new Set<SecretName>(["adminPassword"]))).toThrow(
+    /pulp:databasePassword/,
+  );
+});
+
+test("the instance is <name>-pulumi; the CR's own name is refused, another is taken", () => {
+  expect(convertSample("nginx-ingress", () => {}, { instanceName: "pulp2" }).config.instanceName).toBe(
+    "pulp2",
+  );
+  expect(() => convertSample("nginx-ingress", () => {}, { instanceName: "pulp" })).toThrow(
+    new ConvertError([
+      "the instance name pulp is the Pulp CR's own: in namespace pulp the program's Deployments and Secrets " +
+        "(pulp-api, pulp-secret-key, ...) would be the operator's, which it still manages: choose another with --instance",
+    ]),
+  );
+});
+
+test("the Secrets and the ConfigMap that hold config must be given, all named at once", () => {
+  let error: unknown;
+  try {
+    convertSample("ingress-s3", (input) => {
+      input.secrets = {};
+      input.configMaps = {};
+    });
+  } catch (e) {
+    error = e;
+  }
+  expect(error).toBeInstanceOf(ConvertError);
+  expect((error as ConvertError).reasons).toEqual([
+    "custom_pulp_settings names the ConfigMap alpha-settings, which holds settings: convert from the cluster, " +
+      "or add it to the file (kubectl get configmap -n pulp-prod alpha-settings -o yaml)",
+    "object_storage_s3_secret names the Secret alpha-s3, which holds config (s3-bucket-name): convert from the " +
+      "cluster, or add the Secret to the file (kubectl get secret -n pulp-prod alpha-s3 -o yaml)",
+    "database.external_db_secret names the Secret alpha-db, which holds config (POSTGRES_HOST): convert from the " +
+      "cluster, or add the Secret to the file (kubectl get secret -n pulp-prod alpha-db -o yaml)",
+  ]);
+});
+
+test("a Secret that is known must hold the key a secret comes from", () => {
+  expect(() =>
+    convertSample("example-2.0.0", (input) => {
+      input.secrets["example-admin"] = { keys: ["pass"], values: {} };
+    }),
+  ).toThrow(new ConvertError(["admin_password_secret: the Secret example-admin has no key password"]));
+});
+
+test("a bucket reached without a key: noted, and no s3SecretAccessKey to copy", () => {
+  const c = convertSample("ingress-s3", (input) => {
+    input.secrets["alpha-s3"] = {
+      keys: ["s3-bucket-name", "s3-region"],
+      values: { "s3-bucket-name": "b1", "s3-region": "r1" },
+    };
+  });
+  expect(c.config.storage).toEqual({ s3: { bucket: "b1", region: "r1" } });
+  expect(c.secrets.s3SecretAccessKey).toBeUndefined();
+  expect(noteOf(c, "object_storage_s3_secret")).toEqual([
+    "the Secret alpha-s3 has no s3-access-key-id: the operator's pods reached the bucket with their own identity " +
+      "(sa_annotations, converted to pulp:serviceAccount.annotations, or the node's role); without it, give this " +
+      "install's pods an identity (pulp:serviceAccount) or a static key",
+  ]);
+});
+
+test("custom_pulp_settings: CONTENT_ORIGIN and TOKEN_AUTH_DISABLED become keys and win over the CR's fields", () => {
+  const c = convertSample("nginx-ingress", (input) => {
+    input.cr.spec!.custom_pulp_settings = "s";
+    input.configMaps.s = {
+      content_origin: '"https://pulp.example.org"',
+      token_auth_disabled: "True",
+      worker_type: "'redis'",
+      media_root: "'/elsewhere'",
+      none_value: "None",
+    };
+  });
+  expect(c.config).toMatchObject({
+    contentOrigin: "https://pulp.example.org",
+    tokenAuth: false,
+    workerType: "redis",
+  });
+  expect(c.config.extraSettings).toBeUndefined();
+  expect(noteOf(c, "custom_pulp_settings MEDIA_ROOT")).toEqual([
+    "set by the program from its own keys; not copied",
+  ]);
+  expect(noteOf(c, "custom_pulp_settings NONE_VALUE")[0]).toMatch(
+    /^not a Python literal this converter reads \(or None/,
+  );
+  // The redis worker type needs Redis, which this CR does not run: parseConfig says so.
+  expect(c.problems.map((p) => p.key)).toEqual(["pulp:workerType"]);
+});
+
+test("an unmapped field with the operator's own default value gets no note", () => {
+  const c = convertSample("nginx-ingress", (input) => {
+    input.cr.spec!.container_auth_private_key_name = "container_auth_private_key.pem";
+    input.cr.spec!.container_auth_public_key_name = "my.pem";
+  });
+  expect(fields(c)).toContain("container_auth_public_key_name");
+  expect(fields(c)).not.toContain("container_auth_private_key_name");
+});
+
+test("nothing but a Pulp CR with a name and a namespace is converted", () => {
+  expect(() => convertPulpCr({ kind: "PulpBackup", metadata: { name: "b", namespace: "n" } })).toThrow(
+    /the object is a PulpBackup, not a Pulp/,
+  );
+  expect(() => convertPulpCr({ kind: "Pulp", metadata: { name: "p" } })).toThrow(
+    /no metadata.name or metadata.namespace/,
+  );
+});
+
+test("the in-cluster content origin uses the ports this program's Services have", () => {
+  expect(CONTENT_PORT).toBe(PULP_CONTENT_PORT);
+  const noWeb = convertSample("nginx-ingress", (input) => {
+    delete input.cr.spec!.ingress_type;
+  });
+  expect(noWeb.config.contentOrigin).toBe(
+    `http://pulp-pulumi-content.pulp.svc.cluster.local:${PULP_CONTENT_PORT}`,
+  );
+  expect(load("nginx-ingress").cr.spec!.ingress_type).toBe("ingress");
+});

@@ -1,0 +1,924 @@
+// A pulp-operator `Pulp` custom resource (and the Secrets and ConfigMap it names, and its PulpBackups) as
+// this project's stack config: convertPulpCr, a pure function, and the two tables that say what becomes of
+// every field of the operator's CRDs (2.0.0): MAPPED and UNMAPPED. A field set in a CR that is in neither is
+// reported as unknown; test/unit/tools/convert/coverage.test.ts fails when the CRDs' field list
+// (test/fixtures/pulp-operator/crd-fields.yaml) has a name the tables lack, and when a mapped field changes
+// nothing. Secret values are never read here: a Secret is known by its key names and the values of the keys
+// that are config (a database's host, a bucket's name), and a secret config key by where it comes from.
+import { parseConfig } from "../../components/config/parse";
+import { ConfigError, ConfigProblem, keyOf, setCommand } from "../../components/config/problems";
+import { SecretName } from "../../components/config/rules";
+import { FLOATING_TAGS, imageProblem } from "../../components/config/formats";
+import { WEB_PORT } from "../../components/web/nginx";
+import {
+  Component,
+  COMPONENTS,
+  CONTENT_PORT,
+  Conversion,
+  ConvertError,
+  ConvertOptions,
+  CREDENTIAL_NAME,
+  EXTERNAL_DB,
+  EXTERNAL_DB_PASSWORD,
+  isObj,
+  isSet,
+  KubeObject,
+  Note,
+  Obj,
+  obj,
+  PROGRAM_SETTINGS,
+  S3,
+  S3_SECRET_KEY,
+  SecretSource,
+  SecretView,
+  secretName,
+  settable,
+  SETTING_KEYS,
+  text,
+  OPERATOR_SECRETS,
+} from "./operator";
+import { pythonLiteral } from "./python";
+
+/** The scopes of the operator's fields: the Pulp spec, the four components' objects, and so on. */
+export type Scope =
+  "Pulp" | "Pulp.<component>" | "Pulp.database" | "Pulp.cache" | "PulpBackup" | "PulpRestore";
+
+/**
+ * The fields this converter maps, with what they become (docs/migrate-from-pulp-operator.md's key map is
+ * generated from these two tables). `<component>` stands for api, content, worker and web.
+ */
+export const MAPPED: Record<Scope, Record<string, string>> = {
+  Pulp: {
+    admin_password_secret:
+      "secret `adminPassword`, from the key `password` of that Secret (default `<name>-admin-password`)",
+    allowed_content_checksums: "`allowedContentChecksums`",
+    api: "`api.*`: the `<component>` fields",
+    cache: "`redis.*` and `cacheEnabled`: the `cache` fields",
+    content: "`content.*`: the `<component>` fields",
+    custom_pulp_settings:
+      "`extraSettings`: each entry of that ConfigMap, its name upper-cased and its value read as a Python literal (the operator writes them into settings.py so); `CONTENT_ORIGIN`, `API_ROOT`, `CONTENT_PATH_PREFIX`, `ALLOWED_CONTENT_CHECKSUMS`, `WORKER_TYPE` and `TOKEN_AUTH_DISABLED` become their own keys; settings the program sets itself, and names that look like credentials, are not copied (a note names them)",
+    database: "`database.external` or `database.cloudnativepg`: the `database` fields",
+    db_fields_encryption_secret:
+      "secret `dbFieldsEncryptionKey`, from the key `database_fields.symmetric.key` of that Secret (default `<name>-db-fields-encryption`)",
+    enable_debugging: "`extraSettings.LOGGING`: DEBUG for every logger, as the operator sets it",
+    file_storage_access_mode:
+      "`storage.pvc.accessMode`; `ReadWriteOnce` becomes `ReadWriteMany`, with a note (refused here: the api, content and worker pods of several nodes mount the volume)",
+    file_storage_size: "`storage.pvc.size`",
+    file_storage_storage_class: "`storage.pvc.storageClass`",
+    haproxy_timeout:
+      'with `ingress_type: route`, `ingress.annotations["haproxy.router.openshift.io/timeout"]`',
+    hide_guarded_distributions:
+      "`extraSettings.HIDE_GUARDED_DISTRIBUTIONS` when true (the operator writes it only then)",
+    image: "`image`, `<image>:<image_version>`",
+    image_pull_secrets: "`imagePullSecrets`",
+    sa_annotations:
+      "`serviceAccount.annotations`: the identity (IRSA, GKE Workload Identity) the Pulp pods reach object storage with, on a ServiceAccount of this install's own",
+    image_version:
+      "the tag of `image`; a floating tag (`stable`, the operator's default, or `latest`) is refused here: `image` is left out, and a note asks for the version",
+    image_web: "`web.image`, `<image_web>:<image_web_version>`, when pulp-web is deployed",
+    image_web_version: "the tag of `web.image`; a floating tag as for `image_version`",
+    ingress_annotations: "`ingress.annotations`, with `ingress_type: ingress`",
+    ingress_class_name: "`ingress.className`, with `ingress_type: ingress`",
+    ingress_host:
+      "`ingress.host`, and `contentOrigin` (`https://` with a TLS Secret, else `http://`), with `ingress_type: ingress`",
+    ingress_tls_secret: "`ingress.tlsSecretName`, with `ingress_type: ingress`",
+    ingress_type:
+      "`ingress`: `ingress.enabled` and `ingress.kind: Ingress`; `route`: `ingress.enabled` and `ingress.kind: Route`; `none` or unset: no ingress, and `contentOrigin` is this install's in-cluster URL; `loadbalancer` and `nodeport`: no equivalent (a note)",
+    ipv6_disabled: "`web.listenIPv6: false`",
+    is_nginx_ingress:
+      "`web.enabled: false`: the Ingress sends content paths to content and the rest to api, as the operator's nginx Ingress does",
+    migration_job:
+      "`migration.resources`, and the env of the `migrate` container (`migration.podSpecOverrides`); its `image` is not used (the Job runs `image`)",
+    mount_trusted_ca:
+      "with `mount_trusted_ca_configmap_key`, `trustedCa.configMap`; without it (OpenShift's injected bundle), a note",
+    mount_trusted_ca_configmap_key:
+      "`trustedCa.configMap`: the ConfigMap's name, before `:`; here every key of that ConfigMap is read as PEM",
+    nginx_client_max_body_size: "`web.clientMaxBodySize` (lower-cased)",
+    object_storage_s3_secret:
+      "`storage.s3.{bucket,endpointUrl,region,accessKeyId}` from that Secret's `s3-bucket-name`, `s3-endpoint`, `s3-region` and `s3-access-key-id`, and secret `s3SecretAccessKey` from its `s3-secret-access-key`",
+    pulp_secret_key:
+      "secret `secretKey`, from the key `secret_key` of that Secret (default `<name>-secret-key`)",
+    redirect_to_object_storage: "`extraSettings.REDIRECT_TO_OBJECT_STORAGE` when true",
+    route_annotations: "`ingress.annotations`, with `ingress_type: route`",
+    route_host: "`ingress.host`, and `contentOrigin` `https://<route_host>`, with `ingress_type: route`",
+    web: "`web.*`: the `<component>` fields; `web.enabled` unless `ingress_type: route` or `is_nginx_ingress` (the operator's rule)",
+    worker: "`worker.*`: the `<component>` fields",
+  },
+  "Pulp.<component>": {
+    affinity: "`<component>.podSpecOverrides.affinity`",
+    env_vars:
+      "`<component>.podSpecOverrides.containers[0].env`, in the container `<component>`; a literal value whose name looks like a credential is not copied (a note names it)",
+    livenessProbe:
+      "`<component>.probes.liveness`: `initialDelaySeconds`, `periodSeconds`, `timeoutSeconds`, `failureThreshold`; the check itself stays the program's",
+    node_selector:
+      "`scheduling.nodeSelector` when api, content, worker (and web, when deployed) give the same; else `<component>.podSpecOverrides.nodeSelector`, with a note",
+    pdb: "`<component>.podDisruptionBudget`: a whole-number `maxUnavailable` (1 or more) or `minAvailable`; a percentage, `selector` and `unhealthyPodEvictionPolicy` are noted",
+    readinessProbe:
+      "`<component>.probes.readiness`: `initialDelaySeconds`, `periodSeconds`, `timeoutSeconds`, `failureThreshold`; the check itself stays the program's",
+    replicas: "`<component>.replicas`; 1 when not set (the CRD's default)",
+    resource_requirements:
+      "`<component>.resources` (`cpu`, `memory`, `ephemeral-storage`; other resources are noted)",
+    tolerations:
+      "`scheduling.tolerations` when api, content and worker give the same (the CRD gives web none); else `<component>.podSpecOverrides.tolerations`, with a note",
+  },
+  "Pulp.database": {
+    external_db_secret:
+      "`database.external.{host,port,name,user,sslmode}` from that Secret's `POSTGRES_HOST`, `POSTGRES_PORT`, `POSTGRES_DB_NAME`, `POSTGRES_USERNAME` and `POSTGRES_SSLMODE`, and secret `databasePassword` from its `POSTGRES_PASSWORD`; without it, `database.cloudnativepg` (a new, empty database)",
+    postgres_resource_requirements: "`database.cloudnativepg.resources`",
+    postgres_storage_class: "`database.cloudnativepg.storageClass`",
+    postgres_storage_requirements: "`database.cloudnativepg.storageSize`",
+  },
+  "Pulp.cache": {
+    enabled:
+      "`redis.enabled` and `cacheEnabled` (true unless false: the CRD's default once `cache` is given)",
+    redis_image:
+      "`redis.image` when pinned; the operator's default, `redis:latest`, floats: the program's pinned default applies",
+    redis_resource_requirements: "`redis.resources`",
+  },
+  PulpBackup: {
+    backup_storage_class: "`backup.volume.storageClass`",
+    backup_storage_requirements: "`backup.volume.size`",
+    deployment_name:
+      "which Pulp CR: a PulpBackup of the converted CR turns on `backup.enabled` (backups on demand, `npm run backup -- now`)",
+  },
+  PulpRestore: {},
+};
+
+const NO_PLACEMENT = "follows `pulp:scheduling` (global here)";
+const TOKEN_KEYS =
+  "token auth stays on (`tokenAuth: true`, as the operator runs it), but the key pair is not carried over: the program generates its own, and tokens the operator's install signed (they last minutes) stop being accepted at the switch";
+const NGINX_LIMITS =
+  "the program's own nginx and Ingress limits apply (no body limit, reads and sends 600 s, connects 60 s); change them with `ingress.annotations`";
+const NO_EXPOSURE_SERVICE =
+  "no LoadBalancer or NodePort Service here: expose Pulp with `ingress.*` (an Ingress or a Route)";
+const SERVICE_ACCOUNT =
+  "no labels for the ServiceAccount: the program's ServiceAccount `<instance>-pulp` carries its own (its annotations: sa_annotations)";
+const SIGNING =
+  "no signing service option: mount the key and script with `podSpecOverrides`, then `pulpcore-manager add-signing-service` in an api pod";
+const GUNICORN = "the program runs the image's entry points with their own gunicorn settings: no option";
+const CNPG_IMAGE =
+  "CloudNativePG runs its own PostgreSQL images: `database.cloudnativepg.imageName` (e.g. `ghcr.io/cloudnative-pg/postgresql:17`), unset for the operator's default";
+const NOT_RESTORABLE =
+  "restoring a PulpBackup is not done yet (the backup is in the operator's format): `restore.*` restores this program's backups";
+
+/** The fields with no equivalent here, each with the reason and what to do instead. */
+export const UNMAPPED: Record<Scope, Record<string, string>> = {
+  Pulp: {
+    admin_password_job:
+      "the program sets the admin password with its own Job, `<instance>-reset-admin-password`: nothing to convert",
+    container_auth_private_key_name: TOKEN_KEYS,
+    container_auth_public_key_name: TOKEN_KEYS,
+    container_token_secret: TOKEN_KEYS,
+    disable_migrations:
+      "migrations always run here, in a Job that `pulumi up` awaits before any Deployment changes",
+    image_pull_policy: "the program pulls `IfNotPresent`: its images are pinned by version or digest",
+    inhibit_version_constraint: "nothing to do: `web.image` is not checked against `image` here",
+    ldap: "no LDAP option: configure django-auth-ldap through `extraSettings`, its Secrets mounted with `podSpecOverrides`",
+    loadbalancer_port: NO_EXPOSURE_SERVICE,
+    loadbalancer_protocol: NO_EXPOSURE_SERVICE,
+    nginx_proxy_body_size: NGINX_LIMITS,
+    nginx_proxy_connect_timeout: NGINX_LIMITS,
+    nginx_proxy_read_timeout: NGINX_LIMITS,
+    nginx_proxy_send_timeout: NGINX_LIMITS,
+    nodeport_port: NO_EXPOSURE_SERVICE,
+    object_storage_azure_secret:
+      "no Azure Blob storage here: artifacts go to a volume (`storage.pvc`) or S3-compatible object storage (`storage.s3`)",
+    object_storage_gcs_secret:
+      "no GCS storage here: use GCS through its S3-compatible API (`storage.s3`, with an HMAC key) or a volume (`storage.pvc`)",
+    pvc: "no option to bring a PVC yet: the program creates `<instance>-artifacts`; taking over the operator's volume comes later",
+    route_labels: "no labels option for the Routes: they carry the program's labels",
+    route_tls_secret:
+      "the program's Routes use edge TLS with the router's certificate; a certificate of your own is not supported here",
+    sa_labels: SERVICE_ACCOUNT,
+    signing_job: SIGNING,
+    signing_scripts: SIGNING,
+    signing_secret: SIGNING,
+    sso_secret: "no single sign-on option: configure it through `extraSettings`",
+    telemetry:
+      "no OpenTelemetry sidecar option: add a collector with `podSpecOverrides.containers`, and the `OTEL_*` env",
+    unmanaged: "no equivalent: the program changes the install only when `pulumi up` runs",
+  },
+  "Pulp.<component>": {
+    deployment_annotations:
+      "no option for the Deployment's own annotations; the pods' are `<component>.podAnnotations` (api, content, worker)",
+    gunicorn_access_logformat: GUNICORN,
+    gunicorn_timeout: GUNICORN,
+    gunicorn_workers: GUNICORN,
+    hpa: "no autoscaler: `<component>.replicas`",
+    init_container:
+      "the program's pods have their own init steps; add a container with `<component>.podSpecOverrides.initContainers`",
+    pod_labels: "the pods carry the program's labels (`app.kubernetes.io/*`): no option",
+    service_annotations: "the Services are the program's, with no annotations option",
+    strategy:
+      "the program's rolling update (`maxUnavailable: 0`, workers first) is how it upgrades without downtime",
+    tls_termination_mechanism: "pulp-web serves plain HTTP behind the Ingress, or the Route (edge TLS)",
+    topology_spread_constraints:
+      "the program spreads the pods over zones and nodes itself (`<component>.topologySpread`); yours can replace its constraints through `<component>.podSpecOverrides.topologySpreadConstraints`",
+  },
+  "Pulp.database": {
+    affinity: `CloudNativePG's pods: ${NO_PLACEMENT}`,
+    livenessProbe: "CloudNativePG runs the database's pods",
+    node_selector: `CloudNativePG's pods: ${NO_PLACEMENT}`,
+    pod_labels: "CloudNativePG runs the database's pods",
+    postgres_data_path: "CloudNativePG configures PostgreSQL itself",
+    postgres_extra_args: "CloudNativePG configures PostgreSQL itself",
+    postgres_host_auth_method: "CloudNativePG configures PostgreSQL itself",
+    postgres_image: CNPG_IMAGE,
+    postgres_initdb_args: "CloudNativePG configures PostgreSQL itself",
+    postgres_port: "CloudNativePG configures PostgreSQL itself",
+    postgres_ssl_mode: "CloudNativePG configures PostgreSQL itself",
+    pvc: "no option to bring a PVC: the database's data moves with a backup and a restore, later",
+    readinessProbe: "CloudNativePG runs the database's pods",
+    tolerations: `CloudNativePG's pods: ${NO_PLACEMENT}`,
+    version: CNPG_IMAGE,
+  },
+  "Pulp.cache": {
+    affinity: `Redis ${NO_PLACEMENT}, or \`redis.podSpecOverrides\``,
+    deployment_annotations: "the program's Redis has no such option",
+    external_cache_secret: "no external Redis: the program runs its own (`redis.enabled`)",
+    livenessProbe: "the program's Redis has no such option",
+    node_selector: `Redis ${NO_PLACEMENT}, or \`redis.podSpecOverrides\``,
+    pod_labels: "the program's Redis has no such option",
+    pvc: "the program's Redis keeps no volume: it holds only the cache",
+    readinessProbe: "the program's Redis has no such option",
+    redis_port: "Redis listens on 6379 here",
+    redis_storage_class: "the program's Redis keeps no volume: it holds only the cache",
+    strategy: "the program's Redis has no such option",
+    tolerations: `Redis ${NO_PLACEMENT}, or \`redis.podSpecOverrides\``,
+  },
+  PulpBackup: {
+    admin_password_secret: "a backup here takes the install's own keys and database: nothing to name",
+    affinity: `backup pods: ${NO_PLACEMENT}`,
+    backup_pvc: "backups go to the program's own volume, `<instance>-backups` (`backup.volume`)",
+    backup_pvc_namespace: "backups stay in the install's namespace",
+    postgres_configuration_secret: "a backup here takes the install's own keys and database: nothing to name",
+    pulp_secret_key: "a backup here takes the install's own keys and database: nothing to name",
+  },
+  PulpRestore: {
+    backup_dir: NOT_RESTORABLE,
+    backup_name: NOT_RESTORABLE,
+    backup_pvc: NOT_RESTORABLE,
+    deployment_name: NOT_RESTORABLE,
+    keep_replicas: NOT_RESTORABLE,
+  },
+};
+
+/** Values the operator writes into every CR (its defaults): an unmapped field holding one needs no note. */
+const OPERATOR_DEFAULTS: Record<string, unknown> = {
+  container_auth_private_key_name: "container_auth_private_key.pem",
+  container_auth_public_key_name: "container_auth_public_key.pem",
+};
+
+/** The stack config this program would need to run what the CR describes, and what it cannot say. */
+export function convertPulpCr(
+  cr: KubeObject,
+  secrets: Record<string, SecretView> = {},
+  options: ConvertOptions = {},
+): Conversion {
+  return new Converter(cr, secrets, options).run();
+}
+
+class Converter {
+  private readonly config: Obj = {};
+  private readonly secretSources: Partial<Record<SecretName, SecretSource>> = {};
+  private readonly notes: Note[] = [];
+  private readonly errors: string[] = [];
+  private readonly spec: Obj;
+  private readonly name: string;
+  private readonly namespace: string;
+  private readonly instance: string;
+  /** Settings from custom_pulp_settings, by upper-case name. */
+  private readonly settings: Record<string, unknown> = {};
+  private readonly webDeployed: boolean;
+
+  constructor(
+    private readonly cr: KubeObject,
+    private readonly secretViews: Record<string, SecretView>,
+    private readonly options: ConvertOptions,
+  ) {
+    this.spec = obj(cr.spec);
+    this.name = cr.metadata?.name ?? "";
+    this.namespace = cr.metadata?.namespace ?? "";
+    this.instance = options.instanceName ?? `${this.name}-pulumi`;
+    const type = this.ingressType();
+    this.webDeployed = type !== "route" && this.spec.is_nginx_ingress !== true;
+  }
+
+  run(): Conversion {
+    if (this.cr.kind !== undefined && this.cr.kind !== "Pulp") {
+      throw new ConvertError([
+        `the object is a ${this.cr.kind}, not a Pulp (repo-manager.pulpproject.org/v1)`,
+      ]);
+    }
+    if (!this.name || !this.namespace) {
+      throw new ConvertError(["the Pulp CR has no metadata.name or metadata.namespace: give both"]);
+    }
+    if (this.instance === this.name) {
+      throw new ConvertError([
+        `the instance name ${this.instance} is the Pulp CR's own: in namespace ${this.namespace} the program's ` +
+          `Deployments and Secrets (${this.name}-api, ${this.name}-secret-key, ...) would be the operator's, ` +
+          "which it still manages: choose another with --instance",
+      ]);
+    }
+    this.set(["namespace"], this.namespace);
+    // The operator's namespace exists: the program must not create it, nor delete it on destroy.
+    this.set(["createNamespace"], false);
+    this.set(["instanceName"], this.instance);
+
+    this.customSettings();
+    this.images();
+    this.exposure();
+    for (const c of COMPONENTS) this.component(c);
+    this.placement();
+    this.storage();
+    this.database();
+    this.cache();
+    this.keys();
+    this.pulpSettings();
+    this.backups();
+    this.fieldNotes();
+    if (this.errors.length > 0) throw new ConvertError(this.errors);
+
+    const notes = [...this.notes].sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
+    return { config: this.config, secrets: this.secretSources, notes, problems: this.validate() };
+  }
+
+  /** parseConfig's verdict on the config and the secrets it will have. */
+  private validate(): ConfigProblem[] {
+    try {
+      parseConfig(this.config, new Set(Object.keys(this.secretSources) as SecretName[]));
+      return [];
+    } catch (e) {
+      if (e instanceof ConfigError) return e.problems;
+      throw e;
+    }
+  }
+
+  private set(path: string[], value: unknown): void {
+    let at = this.config;
+    for (const part of path.slice(0, -1)) {
+      if (!isObj(at[part])) at[part] = {};
+      at = at[part] as Obj;
+    }
+    at[path[path.length - 1]] = value;
+  }
+
+  private note(field: string, text: string): void {
+    this.notes.push({ field, text });
+  }
+
+  private ingressType(): string {
+    return (text(this.spec.ingress_type) ?? "none").toLowerCase();
+  }
+
+  /** A Secret the CR names: its view, or an error when its config is needed and it was not given. */
+  private secret(name: string, why: string, needed: string[]): SecretView | undefined {
+    const view = this.secretViews[name];
+    if (!view && needed.length > 0) {
+      this.errors.push(
+        `${why} names the Secret ${name}, which holds config (${needed.join(", ")}): convert from the cluster, ` +
+          `or add the Secret to the file (kubectl get secret -n ${this.namespace} ${name} -o yaml)`,
+      );
+    }
+    return view;
+  }
+
+  /** A secret config key from a key of a Secret; a Secret that is known must hold that key. */
+  private secretFrom(key: SecretName, secret: string, secretKey: string, why: string): void {
+    const view = this.secretViews[secret];
+    if (view && !view.keys.includes(secretKey)) {
+      this.errors.push(`${why}: the Secret ${secret} has no key ${secretKey}`);
+      return;
+    }
+    this.secretSources[key] = { secret, key: secretKey };
+  }
+
+  /** `<image>:<tag>` unless the tag floats (or is no tag); then a note and nothing: the default applies. */
+  private image(field: string, image: string, tag: string, key: string[], runs: string): void {
+    const ref = `${image}:${tag}`;
+    const floating = (FLOATING_TAGS as readonly string[]).includes(tag);
+    const problem = imageProblem(ref);
+    if (!floating && !problem) {
+      this.set(key, ref);
+      return;
+    }
+    this.note(
+      field,
+      `${floating ? `"${tag}" is a floating tag, refused here (nodes could pull different builds)` : `${ref} must be ${problem}`}: ` +
+        `pin the release ${runs} run, ${setCommand(keyOf(key), `${image}:<version>`)}; until then the program's default image applies`,
+    );
+  }
+
+  private images(): void {
+    const pulp = text(this.spec.image) ?? "quay.io/pulp/pulp-minimal";
+    this.image(
+      "image_version",
+      pulp,
+      text(this.spec.image_version) ?? "stable",
+      ["image"],
+      "the operator's pods",
+    );
+    if (!this.webDeployed) return;
+    const web = text(this.spec.image_web) ?? "quay.io/pulp/pulp-web";
+    this.image(
+      "image_web_version",
+      web,
+      text(this.spec.image_web_version) ?? "stable",
+      ["web", "image"],
+      "the operator's pulp-web pods",
+    );
+  }
+
+  /** The operator's Ingress, Route or neither, and the content origin it derives (getRootURL). */
+  private exposure(): void {
+    const type = this.ingressType();
+    const s = this.spec;
+    const origin = text(this.settings.CONTENT_ORIGIN);
+    if (type === "ingress") {
+      this.set(["ingress", "enabled"], true);
+      this.set(["ingress", "kind"], "Ingress");
+      if (text(s.ingress_host)) this.set(["ingress", "host"], s.ingress_host);
+      if (text(s.ingress_class_name)) this.set(["ingress", "className"], s.ingress_class_name);
+      if (text(s.ingress_tls_secret)) this.set(["ingress", "tlsSecretName"], s.ingress_tls_secret);
+      if (isSet(s.ingress_annotations)) this.set(["ingress", "annotations"], s.ingress_annotations);
+      const scheme = text(s.ingress_tls_secret) ? "https" : "http";
+      if (!origin && text(s.ingress_host)) this.set(["contentOrigin"], `${scheme}://${s.ingress_host}`);
+    } else if (type === "route") {
+      this.set(["ingress", "enabled"], true);
+      this.set(["ingress", "kind"], "Route");
+      const annotations: Obj = { ...obj(s.route_annotations) };
+      if (text(s.haproxy_timeout)) annotations["haproxy.router.openshift.io/timeout"] = s.haproxy_timeout;
+      if (isSet(annotations)) this.set(["ingress", "annotations"], annotations);
+      if (text(s.route_host)) {
+        this.set(["ingress", "host"], s.route_host);
+        if (!origin) this.set(["contentOrigin"], `https://${s.route_host}`);
+      } else {
+        this.note(
+          "route_host",
+          'not set: the operator named the Route "example.com"; set the host clients use: ' +
+            "pulumi config set --path 'pulp:ingress.host' <host> and pulumi config set pulp:contentOrigin https://<host>",
+        );
+      }
+    } else {
+      if (type === "loadbalancer" || type === "nodeport") {
+        this.note(
+          "ingress_type",
+          `${type}: no ${type === "loadbalancer" ? "LoadBalancer" : "NodePort"} Service here; this install is ` +
+            "reached in the cluster only until you set ingress.* (an Ingress or a Route) and contentOrigin",
+        );
+      }
+      if (!origin) {
+        const service = this.webDeployed
+          ? `${this.instance}-web.${this.namespace}.svc.cluster.local:${WEB_PORT}`
+          : `${this.instance}-content.${this.namespace}.svc.cluster.local:${CONTENT_PORT}`;
+        this.set(["contentOrigin"], `http://${service}`);
+        this.note(
+          "ingress_type",
+          `no ingress: contentOrigin is this install's own Service, http://${service} (the operator's was ` +
+            `http://${this.name}-web-svc.${this.namespace}.svc.cluster.local:24880): clients in the cluster move to it at the switch`,
+        );
+      }
+    }
+    if (origin) this.set(["contentOrigin"], origin);
+    // Fields for the other kind of exposure: the operator does not use them either.
+    const unused =
+      type === "ingress"
+        ? ["route_host", "route_annotations", "haproxy_timeout"]
+        : type === "route"
+          ? ["ingress_host", "ingress_class_name", "ingress_tls_secret", "ingress_annotations"]
+          : [
+              "ingress_host",
+              "ingress_class_name",
+              "ingress_tls_secret",
+              "ingress_annotations",
+              "route_host",
+              "route_annotations",
+              "haproxy_timeout",
+            ];
+    for (const field of unused) {
+      if (isSet(s[field]))
+        this.note(
+          field,
+          `set, but ingress_type is ${type}: the operator does not use it either; not converted`,
+        );
+    }
+    this.set(["web", "enabled"], this.webDeployed);
+    if (!this.webDeployed && isSet(s.web)) {
+      this.note(
+        "web",
+        "pulp-web is not deployed with ingress_type route or is_nginx_ingress (as by the operator); not converted",
+      );
+    }
+    if (s.ipv6_disabled === true) this.set(["web", "listenIPv6"], false);
+    if (text(s.nginx_client_max_body_size))
+      this.set(["web", "clientMaxBodySize"], String(s.nginx_client_max_body_size).toLowerCase());
+  }
+
+  /** One of api, content, worker, web. */
+  private component(c: Component): void {
+    if (c === "web" && !this.webDeployed) return;
+    const spec = obj(this.spec[c]);
+    const key = (...path: string[]) => [c, ...path];
+    this.set(key("replicas"), typeof spec.replicas === "number" ? spec.replicas : 1);
+    const resources = this.resources(`${c}.resource_requirements`, spec.resource_requirements);
+    if (resources) this.set(key("resources"), resources);
+    this.pdb(c, spec.pdb);
+    for (const [field, probe] of [
+      ["livenessProbe", "liveness"],
+      ["readinessProbe", "readiness"],
+    ] as const) {
+      if (!isSet(spec[field])) continue;
+      const timing = this.probe(`${c}.${field}`, obj(spec[field]));
+      if (timing) this.set(key("probes", probe), timing);
+    }
+    if (isSet(spec.affinity)) this.set(key("podSpecOverrides", "affinity"), spec.affinity);
+    const env = this.env(`${c}.env_vars`, `pulp:${c}.podSpecOverrides`, spec.env_vars);
+    if (env.length > 0) this.set(key("podSpecOverrides", "containers"), [{ name: c, env }]);
+  }
+
+  /** Requests and limits of cpu, memory and ephemeral-storage; anything else is noted. */
+  private resources(field: string, value: unknown): Obj | undefined {
+    if (!isSet(value)) return undefined;
+    const out: Obj = {};
+    for (const kind of ["requests", "limits"] as const) {
+      const list = obj(obj(value)[kind]);
+      const kept: Obj = {};
+      for (const [name, quantity] of Object.entries(list)) {
+        if (["cpu", "memory", "ephemeral-storage"].includes(name)) kept[name] = quantity;
+        else this.note(field, `${kind}.${name}: only cpu, memory and ephemeral-storage here; not converted`);
+      }
+      if (isSet(kept)) out[kind] = kept;
+    }
+    if (isSet(obj(value).claims))
+      this.note(field, "claims (dynamic resources): no equivalent; not converted");
+    return isSet(out) ? out : undefined;
+  }
+
+  private pdb(c: Component, value: unknown): void {
+    if (!isSet(value)) return;
+    const pdb = obj(value);
+    const field = `${c}.pdb`;
+    for (const extra of ["selector", "unhealthyPodEvictionPolicy"]) {
+      if (isSet(pdb[extra]))
+        this.note(field, `${extra}: the program's budget selects its own pods; not converted`);
+    }
+    const whole = (v: unknown) => typeof v === "number" && Number.isInteger(v);
+    if (whole(pdb.maxUnavailable) && (pdb.maxUnavailable as number) >= 1) {
+      this.set([c, "podDisruptionBudget"], { maxUnavailable: pdb.maxUnavailable });
+    } else if (whole(pdb.minAvailable) && pdb.maxUnavailable === undefined) {
+      this.set([c, "podDisruptionBudget"], { minAvailable: pdb.minAvailable });
+    } else if (pdb.maxUnavailable !== undefined || pdb.minAvailable !== undefined) {
+      this.note(
+        field,
+        `${JSON.stringify({ maxUnavailable: pdb.maxUnavailable, minAvailable: pdb.minAvailable })}: here a budget is a ` +
+          "whole maxUnavailable of 1 or more (0 would block every node drain) or a whole minAvailable; the default, maxUnavailable 1, applies",
+      );
+    }
+  }
+
+  private probe(field: string, probe: Obj): Obj | undefined {
+    const timing: Obj = {};
+    for (const name of ["initialDelaySeconds", "periodSeconds", "timeoutSeconds", "failureThreshold"]) {
+      if (typeof probe[name] === "number") timing[name] = probe[name];
+    }
+    const other = Object.keys(probe).filter((k) => !(k in timing));
+    if (other.length > 0) {
+      this.note(field, `${other.join(", ")}: the program's own check is kept; only its timing is converted`);
+    }
+    return isSet(timing) ? timing : undefined;
+  }
+
+  /** env_vars, but a literal value whose name looks like a credential: it would sit in plain text. */
+  private env(field: string, overrides: string, value: unknown): Obj[] {
+    const out: Obj[] = [];
+    for (const item of Array.isArray(value) ? value : []) {
+      const env = obj(item);
+      const name = text(env.name);
+      if (!name) continue;
+      if (env.value !== undefined && CREDENTIAL_NAME.test(name)) {
+        this.note(
+          `${field} ${name}`,
+          "a literal value whose name looks like a credential is not copied into the stack config (plain text): " +
+            `put it in a Secret and add it with valueFrom.secretKeyRef in ${overrides}.containers[0].env`,
+        );
+        continue;
+      }
+      out.push(env);
+    }
+    return out;
+  }
+
+  /** node_selector and tolerations: global when every Pulp component has the same, else per component. */
+  private placement(): void {
+    // The web object of the CRD has a node_selector but no tolerations.
+    for (const [field, key, components] of [
+      ["node_selector", "nodeSelector", COMPONENTS.filter((c) => c !== "web" || this.webDeployed)],
+      ["tolerations", "tolerations", COMPONENTS.filter((c) => c !== "web")],
+    ] as const) {
+      const given = components.map((c) => obj(this.spec[c])[field]);
+      if (!given.some(isSet)) continue;
+      const same = given.every((v) => JSON.stringify(v) === JSON.stringify(given[0]));
+      if (same) {
+        this.set(["scheduling", key], given[0]);
+        continue;
+      }
+      components.forEach((c, i) => {
+        if (isSet(given[i])) this.set([c, "podSpecOverrides", key], given[i]);
+      });
+      this.note(
+        field,
+        `differs between components: each went to its own podSpecOverrides.${key}, and what the program runs besides ` +
+          "(the migration Job, Redis, the database) follows pulp:scheduling only",
+      );
+    }
+  }
+
+  private storage(): void {
+    const s = this.spec;
+    const s3 = text(s.object_storage_s3_secret);
+    if (s3) {
+      const view = this.secret(s3, "object_storage_s3_secret", [S3.bucket]);
+      const v = view?.values ?? {};
+      if (view && !v[S3.bucket])
+        this.errors.push(`object_storage_s3_secret: the Secret ${s3} has no ${S3.bucket}`);
+      if (v[S3.bucket]) this.set(["storage", "s3", "bucket"], v[S3.bucket]);
+      if (v[S3.endpointUrl]) this.set(["storage", "s3", "endpointUrl"], v[S3.endpointUrl]);
+      if (v[S3.region]) this.set(["storage", "s3", "region"], v[S3.region]);
+      if (v[S3.accessKeyId]) this.set(["storage", "s3", "accessKeyId"], v[S3.accessKeyId]);
+      else if (view) {
+        this.note(
+          "object_storage_s3_secret",
+          `the Secret ${s3} has no ${S3.accessKeyId}: the operator's pods reached the bucket with their own ` +
+            "identity (sa_annotations, converted to pulp:serviceAccount.annotations, or the node's role); " +
+            "without it, give this install's pods an identity (pulp:serviceAccount) or a static key",
+        );
+      }
+      if (v[S3.addressingStyle] && v[S3.addressingStyle] !== "path") {
+        this.note(
+          "object_storage_s3_secret",
+          `${S3.addressingStyle} ${v[S3.addressingStyle]}: the program addresses buckets by path`,
+        );
+      }
+      if (!view || view.keys.includes(S3_SECRET_KEY)) {
+        this.secretFrom("s3SecretAccessKey", s3, S3_SECRET_KEY, "object_storage_s3_secret");
+      }
+      for (const field of ["file_storage_storage_class", "file_storage_size", "file_storage_access_mode"]) {
+        if (isSet(s[field])) {
+          this.note(
+            field,
+            "set beside object_storage_s3_secret: the operator refuses two storages; not converted",
+          );
+        }
+      }
+      return;
+    }
+    const fileStorage = ["file_storage_storage_class", "file_storage_size", "file_storage_access_mode"];
+    if (fileStorage.some((f) => isSet(s[f]))) {
+      if (text(s.file_storage_size)) this.set(["storage", "pvc", "size"], s.file_storage_size);
+      if (text(s.file_storage_storage_class))
+        this.set(["storage", "pvc", "storageClass"], s.file_storage_storage_class);
+      const mode = text(s.file_storage_access_mode) ?? "ReadWriteMany";
+      this.set(["storage", "pvc", "accessMode"], "ReadWriteMany");
+      if (mode !== "ReadWriteMany") {
+        this.note(
+          "file_storage_access_mode",
+          `${mode} is refused here (api, content and worker pods on several nodes, more during an upgrade, mount ` +
+            "the volume): the new volume asks for ReadWriteMany, which its storage class must serve; or use storage.s3",
+        );
+      }
+      this.note(
+        "file_storage_storage_class",
+        `the artifacts stay in the operator's volume ${this.name}-file-storage: this install starts with a new, ` +
+          "empty one; moving them (or taking that volume over) is not done yet",
+      );
+      return;
+    }
+    if (!isSet(s.pvc) && !isSet(s.object_storage_azure_secret) && !isSet(s.object_storage_gcs_secret)) {
+      this.note(
+        "file_storage_storage_class",
+        "no storage given: the operator kept artifacts in an emptyDir (lost with each pod); here they get a volume " +
+          "(storage.pvc, 50Gi by default)",
+      );
+    }
+  }
+
+  private database(): void {
+    const db = obj(this.spec.database);
+    const external = text(db.external_db_secret);
+    if (external) {
+      const view = this.secret(external, "database.external_db_secret", [EXTERNAL_DB.host]);
+      const v = view?.values ?? {};
+      if (view && !v[EXTERNAL_DB.host]) {
+        this.errors.push(`database.external_db_secret: the Secret ${external} has no ${EXTERNAL_DB.host}`);
+      }
+      for (const [key, secretKey] of Object.entries(EXTERNAL_DB)) {
+        const value = v[secretKey];
+        if (!value) continue;
+        const port = key === "port" && /^\d+$/.test(value.trim());
+        this.set(["database", "external", key], port ? Number(value.trim()) : value);
+      }
+      this.secretFrom("databasePassword", external, EXTERNAL_DB_PASSWORD, "database.external_db_secret");
+      this.note(
+        "database.external_db_secret",
+        "this install uses the operator's database: its first pulumi up migrates it to the image's pulpcore " +
+          "release while the operator's pods run on it, so keep image at the release they run, and take the " +
+          "artifacts over first (not done yet), or they are missing",
+      );
+      return;
+    }
+    const cnpg = ["database", "cloudnativepg"];
+    this.set([...cnpg, "instances"], 1);
+    if (text(db.postgres_storage_requirements))
+      this.set([...cnpg, "storageSize"], db.postgres_storage_requirements);
+    if (text(db.postgres_storage_class)) this.set([...cnpg, "storageClass"], db.postgres_storage_class);
+    const resources = this.resources(
+      "database.postgres_resource_requirements",
+      db.postgres_resource_requirements,
+    );
+    if (resources) this.set([...cnpg, "resources"], resources);
+    this.note(
+      "database",
+      `the operator runs PostgreSQL itself (StatefulSet ${this.name}-database): this install gets a new, empty ` +
+        "database run by CloudNativePG (its operator must be installed), 1 instance as the operator ran " +
+        "(3 for failover: pulp:database.cloudnativepg.instances); moving the data is not done yet",
+    );
+  }
+
+  private cache(): void {
+    if (!isObj(this.spec.cache)) return;
+    const cache = this.spec.cache;
+    if (cache.enabled === false) return;
+    this.set(["redis", "enabled"], true);
+    this.set(["cacheEnabled"], true);
+    const image = text(cache.redis_image);
+    if (image && !imageProblem(image)) this.set(["redis", "image"], image);
+    else if (image) {
+      this.note(
+        "cache.redis_image",
+        `${image} is not pinned to a version or digest: the program's default Redis image applies`,
+      );
+    }
+    const resources = this.resources("cache.redis_resource_requirements", cache.redis_resource_requirements);
+    if (resources) this.set(["redis", "resources"], resources);
+  }
+
+  /** The keys Pulp runs with, from the operator's Secrets, and the few top-level settings. */
+  private keys(): void {
+    for (const which of Object.keys(OPERATOR_SECRETS) as (keyof typeof OPERATOR_SECRETS)[]) {
+      const s = OPERATOR_SECRETS[which];
+      this.secretFrom(which, secretName(this.spec, this.name, which), s.key, s.field);
+    }
+    const disabled = this.settings.TOKEN_AUTH_DISABLED;
+    this.set(["tokenAuth"], disabled !== true);
+    if (isSet(this.spec.allowed_content_checksums) && this.settings.ALLOWED_CONTENT_CHECKSUMS === undefined) {
+      this.set(["allowedContentChecksums"], this.spec.allowed_content_checksums);
+    }
+    if (isSet(this.spec.image_pull_secrets)) this.set(["imagePullSecrets"], this.spec.image_pull_secrets);
+    if (isSet(this.spec.sa_annotations))
+      this.set(["serviceAccount", "annotations"], this.spec.sa_annotations);
+    const trusted = text(this.spec.mount_trusted_ca_configmap_key);
+    if (trusted && this.spec.mount_trusted_ca !== true) {
+      this.note(
+        "mount_trusted_ca_configmap_key",
+        "set, but mount_trusted_ca is not true: the operator does not use it either; not converted",
+      );
+    } else if (trusted) this.set(["trustedCa", "configMap"], trusted.split(":")[0]);
+    else if (this.spec.mount_trusted_ca === true) {
+      this.note(
+        "mount_trusted_ca",
+        "without mount_trusted_ca_configmap_key (OpenShift's injected bundle): name a ConfigMap whose keys are " +
+          "PEM, pulumi config set --path 'pulp:trustedCa.configMap' <name>",
+      );
+    }
+    const job = obj(obj(this.spec.migration_job).container);
+    const resources = this.resources(
+      "migration_job.container.resource_requirements",
+      job.resource_requirements,
+    );
+    if (resources) this.set(["migration", "resources"], resources);
+    const env = this.env("migration_job.container.env_vars", "pulp:migration.podSpecOverrides", job.env_vars);
+    if (env.length > 0) this.set(["migration", "podSpecOverrides", "containers"], [{ name: "migrate", env }]);
+  }
+
+  /** custom_pulp_settings, read first: its CONTENT_ORIGIN and others win over the CR's fields. */
+  private customSettings(): void {
+    const name = text(this.spec.custom_pulp_settings);
+    if (!name) return;
+    const data = this.options.configMaps?.[name];
+    if (!data) {
+      this.errors.push(
+        `custom_pulp_settings names the ConfigMap ${name}, which holds settings: convert from the cluster, or add it ` +
+          `to the file (kubectl get configmap -n ${this.namespace} ${name} -o yaml)`,
+      );
+      return;
+    }
+    for (const [key, source] of Object.entries(data)) {
+      const setting = key.toUpperCase();
+      const field = `custom_pulp_settings ${setting}`;
+      if (PROGRAM_SETTINGS.has(setting)) {
+        this.note(field, "set by the program from its own keys; not copied");
+        continue;
+      }
+      if (CREDENTIAL_NAME.test(setting) && !(setting in SETTING_KEYS) && setting !== "TOKEN_AUTH_DISABLED") {
+        this.note(
+          field,
+          "looks like a credential: not copied into the stack config (plain text); set it with pulumi config set " +
+            `--secret --path 'pulp:extraSettings.${setting}' (the whole extraSettings becomes secret)`,
+        );
+        continue;
+      }
+      const value = pythonLiteral(source);
+      if (value === undefined || !settable(value)) {
+        this.note(
+          field,
+          "not a Python literal this converter reads (or None, or empty): copy it by hand, pulumi config set " +
+            `--path 'pulp:extraSettings.${setting}' <value>`,
+        );
+        continue;
+      }
+      this.settings[setting] = value;
+    }
+  }
+
+  /** What custom_pulp_settings and the settings fields become, once the rest is known. */
+  private pulpSettings(): void {
+    const extra: Obj = {};
+    for (const [setting, value] of Object.entries(this.settings)) {
+      if (setting === "TOKEN_AUTH_DISABLED") continue; // keys(): tokenAuth
+      const key = SETTING_KEYS[setting];
+      if (key) this.set([key], value);
+      else extra[setting] = value;
+    }
+    if (this.spec.enable_debugging === true && extra.LOGGING === undefined) {
+      extra.LOGGING = { dynaconf_merge: true, loggers: { "": { handlers: ["console"], level: "DEBUG" } } };
+    }
+    for (const [field, setting] of [
+      ["hide_guarded_distributions", "HIDE_GUARDED_DISTRIBUTIONS"],
+      ["redirect_to_object_storage", "REDIRECT_TO_OBJECT_STORAGE"],
+    ] as const) {
+      if (this.spec[field] === true && extra[setting] === undefined) extra[setting] = true;
+    }
+    if (isSet(extra)) this.set(["extraSettings"], extra);
+  }
+
+  /** PulpBackups of this CR turn backups on; PulpRestores are noted (their format is the operator's). */
+  private backups(): void {
+    const ours = (o: KubeObject) => {
+      const target = text(obj(o.spec).deployment_name);
+      return target === undefined || target === this.name;
+    };
+    for (const backup of (this.options.backups ?? []).filter(ours)) {
+      const spec = obj(backup.spec);
+      const label = `PulpBackup ${backup.metadata?.name ?? ""}`.trim();
+      this.set(["backup", "enabled"], true);
+      if (text(spec.backup_storage_requirements))
+        this.set(["backup", "volume", "size"], spec.backup_storage_requirements);
+      if (text(spec.backup_storage_class))
+        this.set(["backup", "volume", "storageClass"], spec.backup_storage_class);
+      this.note(
+        label,
+        "a one-off backup: here backups run on demand (npm run backup -- now) or on pulp:backup.schedule, " +
+          "into the program's own volume; the operator's backups stay where they are",
+      );
+      this.unmappedNotes("PulpBackup", spec, `${label} `);
+    }
+    for (const restore of (this.options.restores ?? []).filter(ours)) {
+      const label = `PulpRestore ${restore.metadata?.name ?? ""}`.trim();
+      this.note(label, NOT_RESTORABLE);
+    }
+  }
+
+  /** One note per set field with no equivalent, and per field the CRD does not have. */
+  private fieldNotes(): void {
+    this.unmappedNotes("Pulp", this.spec, "");
+    for (const c of COMPONENTS) {
+      if (c === "web" && !this.webDeployed) continue;
+      this.unmappedNotes("Pulp.<component>", obj(this.spec[c]), `${c}.`, c);
+    }
+    this.unmappedNotes("Pulp.database", obj(this.spec.database), "database.");
+    if (isObj(this.spec.cache) && this.spec.cache.enabled !== false) {
+      this.unmappedNotes("Pulp.cache", this.spec.cache, "cache.");
+    }
+  }
+
+  private unmappedNotes(scope: Scope, spec: Obj, prefix: string, component?: string): void {
+    for (const [field, value] of Object.entries(spec)) {
+      if (!isSet(value) || OPERATOR_DEFAULTS[field] === value) continue;
+      const why = UNMAPPED[scope][field];
+      if (why !== undefined) {
+        this.note(`${prefix}${field}`, component ? why.replace(/<component>/g, component) : why);
+      } else if (MAPPED[scope][field] === undefined) {
+        this.note(
+          `${prefix}${field}`,
+          `not a field of pulp-operator 2.0.0's ${scope.startsWith("Pulp.") ? "Pulp" : scope} CRD (another ` +
+            "release's, or a typo the API server would have dropped): not converted",
+        );
+      }
+    }
+  }
+}
+
+/** The CR field names the tables know, for a scope (the coverage test compares them with the CRDs). */
+export function knownFields(scope: Scope): string[] {
+  return [...Object.keys(MAPPED[scope]), ...Object.keys(UNMAPPED[scope])].sort();
+}
