@@ -458,6 +458,7 @@ export class Pulp extends pulumi.ComponentResource {
             config,
             pulpImage: config.image,
             s3SecretAccessKey: supplied.backupS3SecretAccessKey,
+            podIdentity: podIdentity?.runtime,
             database: database.settings,
             databasePassword: database.password,
             artifacts: storage.claim ? storage.volume : undefined,

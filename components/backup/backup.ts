@@ -1,4 +1,5 @@
 import * as k8s from "@pulumi/kubernetes";
+import { identityEnv, identityMounts, identityVolumes, PodIdentityRuntime } from "../identity/podIdentity";
 import * as fs from "fs";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
@@ -113,8 +114,10 @@ export interface BackupArgs extends InstallData {
   config: ParsedConfig;
   /** The Pulp image: its init container reads the installed versions for the manifest. */
   pulpImage: string;
-  /** pulp:backupS3SecretAccessKey, when backup.s3 is set. */
+  /** pulp:backupS3SecretAccessKey, when backup.s3 has a key. */
   s3SecretAccessKey?: pulumi.Input<string>;
+  /** The pods' identity (pulp:serviceAccount): the upload's, when backup.s3 has no key. */
+  podIdentity?: PodIdentityRuntime;
   /** A backup must not start before the first migration: there would be no schema to dump. */
   after: pulumi.Resource[];
 }
@@ -219,10 +222,12 @@ export class Backup extends pulumi.ComponentResource {
         limits: { memory: "256Mi", "ephemeral-storage": TINY.limit },
       },
     };
+    const keyless = upload && !upload.secret ? args.podIdentity : undefined;
     const podSpec = restricted({
       ...args.podDefaults,
       restartPolicy: "Never",
       enableServiceLinks: false,
+      ...(keyless ? { serviceAccountName: keyless.serviceAccountName } : {}),
       // With object storage, the upload runs once the backup is complete in the volume.
       initContainers: upload ? [versions, backupContainer] : [versions],
       containers: upload ? [upload.container] : [backupContainer],
@@ -235,6 +240,7 @@ export class Backup extends pulumi.ComponentResource {
         // GNU sort's spills of the artifact listings (backup.sh): what the backup container's limit leaves.
         { name: "tmp", emptyDir: { sizeLimit: scratchSize(backup.resources.limits["ephemeral-storage"]) } },
         ...(args.artifacts ? [{ ...args.artifacts, name: "artifacts" }] : []),
+        ...identityVolumes(keyless),
       ],
     });
 
@@ -260,7 +266,7 @@ export class Backup extends pulumi.ComponentResource {
           },
         },
       },
-      { parent: this, dependsOn: [claim, script, ...(upload ? [upload.secret] : []), ...args.after] },
+      { parent: this, dependsOn: [claim, script, ...(upload?.secret ? [upload.secret] : []), ...args.after] },
     );
     this.registerOutputs({ cronJobName: this.cronJobName, claimName: this.claimName });
   }
@@ -275,16 +281,29 @@ export class Backup extends pulumi.ComponentResource {
       namespace: pulumi.Input<string>;
       labels: Record<string, string>;
     },
-  ): { container: k8s.types.input.core.v1.Container; secret: k8s.core.v1.Secret } {
-    const secret = new k8s.core.v1.Secret(
-      `${name}-s3`,
-      {
-        metadata: meta(fixedName(args.identity, "backup-s3")),
-        type: "Opaque",
-        stringData: { secret_access_key: pulumi.secret(args.s3SecretAccessKey ?? "") },
-      },
-      { parent: this },
-    );
+  ): { container: k8s.types.input.core.v1.Container; secret?: k8s.core.v1.Secret } {
+    // Without a key, the pods' identity reaches the bucket (pulp:serviceAccount), or the node's.
+    const secret =
+      s3.accessKeyId === undefined
+        ? undefined
+        : new k8s.core.v1.Secret(
+            `${name}-s3`,
+            {
+              metadata: meta(fixedName(args.identity, "backup-s3")),
+              type: "Opaque",
+              stringData: { secret_access_key: pulumi.secret(args.s3SecretAccessKey ?? "") },
+            },
+            { parent: this },
+          );
+    const credentials: k8s.types.input.core.v1.EnvVar[] = secret
+      ? [
+          { name: "AWS_ACCESS_KEY_ID", value: s3.accessKeyId },
+          {
+            name: "AWS_SECRET_ACCESS_KEY",
+            valueFrom: { secretKeyRef: { name: secret.metadata.name, key: "secret_access_key" } },
+          },
+        ]
+      : identityEnv(args.podIdentity);
     const container: k8s.types.input.core.v1.Container = {
       name: "upload",
       image: args.pulpImage,
@@ -297,11 +316,7 @@ export class Backup extends pulumi.ComponentResource {
         { name: "S3_PREFIX", value: s3.prefix ?? `${args.config.namespace}/${args.identity.instance}/` },
         { name: "S3_ENDPOINT_URL", value: s3.endpointUrl ?? "" },
         { name: "S3_REGION", value: s3.region ?? "" },
-        { name: "AWS_ACCESS_KEY_ID", value: s3.accessKeyId },
-        {
-          name: "AWS_SECRET_ACCESS_KEY",
-          valueFrom: { secretKeyRef: { name: secret.metadata.name, key: "secret_access_key" } },
-        },
+        ...credentials,
       ],
       terminationMessagePolicy: "FallbackToLogsOnError",
       volumeMounts: [
@@ -309,6 +324,7 @@ export class Backup extends pulumi.ComponentResource {
         { name: "script", mountPath: "/opt/backup", readOnly: true },
         { name: "work", mountPath: "/run/backup", readOnly: true },
         { name: "tmp", mountPath: "/tmp" },
+        ...(secret ? [] : identityMounts(args.podIdentity)),
       ],
       // Two parts of the multipart upload in memory at a time (upload.py sizes them).
       resources: {

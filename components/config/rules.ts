@@ -235,11 +235,31 @@ export function checkRules(
       removeCommand("pulp:s3SecretAccessKey"),
     );
   }
-  if (config.backup.s3 && !suppliedSecrets.has("backupS3SecretAccessKey")) {
+  if (config.backup.s3?.accessKeyId !== undefined && !suppliedSecrets.has("backupS3SecretAccessKey")) {
     add(
-      ["backup", "s3"],
-      "backups in object storage need the secret key pulp:backupS3SecretAccessKey",
+      ["backup", "s3", "accessKeyId"],
+      "a static key needs its secret, pulp:backupS3SecretAccessKey (or leave the key out: the pods' identity, pulp:serviceAccount)",
       secretSetCommand("pulp:backupS3SecretAccessKey"),
+      removeCommand("pulp:backup.s3.accessKeyId"),
+    );
+  }
+  if (
+    config.backup.s3 &&
+    config.backup.s3.accessKeyId === undefined &&
+    suppliedSecrets.has("backupS3SecretAccessKey")
+  ) {
+    add(
+      ["backup", "s3", "accessKeyId"],
+      "pulp:backupS3SecretAccessKey is set, but not the key it belongs to",
+      setCommand("pulp:backup.s3.accessKeyId", "AKIAEXAMPLE"),
+      removeCommand("pulp:backupS3SecretAccessKey"),
+    );
+  }
+  if (config.restore?.s3 && config.restore.s3.accessKeyId === undefined) {
+    add(
+      ["restore", "s3", "accessKeyId"],
+      "a restore reads the backup's bucket with a static key (it does not use pulp:serviceAccount yet)",
+      setCommand("pulp:restore.s3.accessKeyId", "AKIAEXAMPLE"),
     );
   }
   if (config.backup.s3 && !config.backup.enabled) {

@@ -440,7 +440,8 @@ const backupBucket = z.strictObject({
     .optional(),
   endpointUrl: z.url({ error: 'must be a URL such as "https://s3.example.com"' }).optional(),
   region: z.string().min(1).optional(),
-  accessKeyId: z.string().min(1),
+  /** Backups: unset, the backup pod takes the pods' identity (pulp:serviceAccount). A restore needs one. */
+  accessKeyId: z.string().min(1).optional(),
 });
 
 /**

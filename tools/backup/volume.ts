@@ -48,6 +48,12 @@ export function readerPod(cronJob: any, name: string, options: ReaderOptions = {
   const volume = template.volumes.find((v: { name: string }) => v.name === "backups");
   const script = template.volumes.find((v: { name: string }) => v.name === "script");
   const resources = { requests: { cpu: "10m", memory: "32Mi" }, limits: { memory: "256Mi" } };
+  // The projected token of the pods' identity (pulp:serviceAccount), when the upload has one.
+  const identity = upload
+    ? template.volumes.filter((v: { projected?: { sources?: { serviceAccountToken?: unknown }[] } }) =>
+        v.projected?.sources?.some((s) => s.serviceAccountToken),
+      )
+    : [];
   return {
     apiVersion: "v1",
     kind: "Pod",
@@ -59,6 +65,7 @@ export function readerPod(cronJob: any, name: string, options: ReaderOptions = {
       affinity: template.affinity,
       imagePullSecrets: template.imagePullSecrets,
       automountServiceAccountToken: false,
+      ...(upload && template.serviceAccountName ? { serviceAccountName: template.serviceAccountName } : {}),
       enableServiceLinks: false,
       restartPolicy: "Never",
       terminationGracePeriodSeconds: 1,
@@ -80,10 +87,10 @@ export function readerPod(cronJob: any, name: string, options: ReaderOptions = {
                 env: upload.env,
                 securityContext: upload.securityContext,
                 resources: { ...resources, limits: { memory: "512Mi" } },
-                volumeMounts: [
-                  { name: "script", mountPath: "/opt/backup", readOnly: true },
-                  { name: "tmp", mountPath: "/tmp" },
-                ],
+                // The upload's, the identity's token included when the bucket is reached without a key.
+                volumeMounts: (upload.volumeMounts as { name: string }[]).filter((m) =>
+                  ["script", "tmp", ...identity.map((v: { name: string }) => v.name)].includes(m.name),
+                ),
               },
             ]
           : []),
@@ -96,7 +103,7 @@ export function readerPod(cronJob: any, name: string, options: ReaderOptions = {
             readOnly: true,
           },
         },
-        ...(upload ? [script, { name: "tmp", emptyDir: {} }] : []),
+        ...(upload ? [script, { name: "tmp", emptyDir: {} }, ...identity] : []),
       ],
     },
   };

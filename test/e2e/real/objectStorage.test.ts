@@ -3,13 +3,15 @@
 // worker and migration pods a projected ServiceAccount token, which boto3 exchanges for short-lived keys
 // (AssumeRoleWithWebIdentity) as it would with IAM on EKS. No key is in the stack config, a Secret, an env
 // var or settings.py; a file uploaded with pulp-cli lands in the bucket, and the content app's redirect
-// to it is signed with a session token (the web identity's) and downloads with the same sha256.
+// to it is signed with a session token (the web identity's) and downloads with the same sha256. Backups
+// go to a second bucket the same way: `npm run backup -- now` puts the archive there, and `list` reads it.
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { dropStack, freshStack, getJson, items, kubectl, mustPulumi } from "../../../testbed/harness";
 import { REPO } from "../../../testbed/local/environment";
 import { distributeFile, get, Pulp, pulpCli, sha256 } from "../../../testbed/real/clients";
+import { backupTool, lastJsonLine } from "../../../testbed/real/operate";
 import { DATABASE_PASSWORD, dropDatabase, ensureDatabase } from "../../../testbed/real/database";
 import { ObjectStorage, startObjectStorage } from "../../../testbed/real/s3";
 import { importImages, localImages, releaseConfig } from "../../../testbed/real/stack";
@@ -20,6 +22,7 @@ const STACK = "real-keyless";
 const NS = "pulp-keyless";
 const DATABASE = "pulp_keyless";
 const BUCKET = "pulp-keyless-artifacts";
+const BACKUPS = "pulp-keyless-backups";
 const ROLE = "arn:aws:iam::123456789012:role/pulp-artifacts";
 const ADMIN_PASSWORD = "keyless-admin-password-Wd3";
 let storage: ObjectStorage;
@@ -40,6 +43,12 @@ beforeAll(
         ...releaseConfig(NS, DATABASE, "3.123.1"),
         storage: { s3: { bucket: BUCKET, endpointUrl: storage.endpointUrl, region: "us-east-1" } },
         serviceAccount: { awsWebIdentity: { roleArn: ROLE, stsEndpointUrl: storage.endpointUrl } },
+        backup: {
+          enabled: true,
+          image: postgresql,
+          volume: { size: "1Gi" },
+          s3: { bucket: BACKUPS, endpointUrl: storage.endpointUrl, region: "us-east-1" },
+        },
       },
       path.join(REPO, "Pulumi.dev.yaml"),
     );
@@ -141,4 +150,24 @@ test("a file uploaded lands in the bucket; the content app's redirect carries a 
   const download = await get(location.toString());
   expect(download.status).toBe(200);
   expect(sha256(download.body)).toBe(sha256(data));
+});
+
+test("a backup goes to its bucket with the same identity: `now` uploads the archive, `list` finds it there", () => {
+  const run = backupTool(NS, "now");
+  expect({ ok: run.ok, stderr: run.stderr }).toEqual({ ok: true, stderr: expect.any(String) });
+  const taken = lastJsonLine(run);
+  expect(taken.s3).toMatchObject({ url: `s3://${BACKUPS}/${NS}/pulp/${taken.id}.tar` });
+  expect(storage.list(BACKUPS, `${NS}/pulp/`).map((o) => o.key)).toEqual([
+    `${NS}/pulp/${taken.id}.json`,
+    `${NS}/pulp/${taken.id}.keys.tar`,
+    `${NS}/pulp/${taken.id}.tar`,
+  ]);
+  expect(items("secrets", NS).map((s) => s.metadata.name)).not.toContain("pulp-backup-s3");
+  const listed = backupTool(NS, "list");
+  expect({ ok: listed.ok, stderr: listed.stderr }).toEqual({ ok: true, stderr: expect.any(String) });
+  const row = listed.stdout
+    .trim()
+    .split("\n")
+    .find((line) => line.startsWith(taken.id));
+  expect(row?.split("\t")[5]).toBe("volume, s3");
 });

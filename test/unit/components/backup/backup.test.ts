@@ -164,7 +164,7 @@ test("with backup.s3 the backup runs first, then the Pulp image puts it into the
 test("backup.s3 needs its secret key and backups on; a bad bucket or prefix names the key and the form", () => {
   const withImage = (s3: object, enabled = true) => ({ backup: { enabled, image: PG_IMAGE, s3 } });
   expect(problemsOf(withImage(S3))).toEqual([
-    "pulp:backup.s3: backups in object storage need the secret key pulp:backupS3SecretAccessKey",
+    "pulp:backup.s3.accessKeyId: a static key needs its secret, pulp:backupS3SecretAccessKey (or leave the key out: the pods' identity, pulp:serviceAccount)",
   ]);
   expect(problemsOf(withImage({ ...S3, bucket: "Pulp_Backups" }))).toContainEqual(
     expect.stringMatching(/^pulp:backup\.s3\.bucket: must be an S3 bucket name/),

@@ -6,7 +6,7 @@
 import { renderSettings } from "../../../../components/settings/render";
 import { restrictedViolations } from "../../../../components/workload/podSecurity";
 import { MINIMAL, problemsOf } from "../../helpers/configs";
-import { DEPLOYMENT, JOB, render, SECRET } from "../../helpers/render";
+import { CRONJOB, DEPLOYMENT, JOB, render, SECRET } from "../../helpers/render";
 
 const KEYLESS = {
   ...MINIMAL,
@@ -70,6 +70,27 @@ test("Pulp's pods run as <instance>-pulp with the projected token and AWS_ROLE_A
   expect(run.ofType(SECRET).map((s) => s.inputs.metadata.name)).not.toContain("pulp-s3");
 });
 
+test("keyless backups: the backup pod runs as pulp-pulp and its upload takes the web identity; no key Secret", async () => {
+  const run = await render({
+    ...KEYLESS,
+    backup: { enabled: true, image: "ghcr.io/cloudnative-pg/postgresql:17", s3: { bucket: "pulp-backups" } },
+  });
+  const [cronJob] = run.ofType(CRONJOB);
+  const spec = cronJob.inputs.spec.jobTemplate.spec.template.spec;
+  expect(spec.serviceAccountName).toBe("pulp-pulp");
+  expect(spec.volumes.map((v: { name: string }) => v.name)).toContain("aws-iam-token");
+  const upload = spec.containers.find((c: { name: string }) => c.name === "upload");
+  const env = Object.fromEntries(upload.env.map((e: { name: string; value?: string }) => [e.name, e.value]));
+  expect(env).toMatchObject({
+    AWS_ROLE_ARN: KEYLESS.serviceAccount.awsWebIdentity.roleArn,
+    S3_BUCKET: "pulp-backups",
+  });
+  expect(Object.keys(env).filter((k) => /AWS_ACCESS_KEY|AWS_SECRET/.test(k))).toEqual([]);
+  expect(upload.volumeMounts.map((m: { name: string }) => m.name)).toContain("aws-iam-token");
+  expect(run.ofType(SECRET).map((s) => s.inputs.metadata.name)).not.toContain("pulp-backup-s3");
+  expect({ violations: restrictedViolations(spec) }).toEqual({ violations: [] });
+});
+
 test("settings.py names the bucket without a key; with a static key, the key", () => {
   const base = {
     contentOrigin: "https://pulp.example.com",
@@ -97,6 +118,11 @@ test("a key and its secret come together; keyless is valid alone and refused for
   ]);
   expect(problemsOf({ storage: { s3 }, restore: { backup: "20261124T031500Z" } })).toContain(
     "pulp:storage.s3.accessKeyId: a restore into object storage reads the bucket with a static key, and none is set (a restore does not use pulp:serviceAccount yet)",
+  );
+  expect(
+    problemsOf({ restore: { backup: "20261124T031500Z", s3: { bucket: "pulp-backups", size: "1Gi" } } }),
+  ).toContain(
+    "pulp:restore.s3.accessKeyId: a restore reads the backup's bucket with a static key (it does not use pulp:serviceAccount yet)",
   );
   expect(problemsOf({ serviceAccount: { awsWebIdentity: { roleArn: "pulp" } } })).toEqual([
     'pulp:serviceAccount.awsWebIdentity.roleArn: must be an IAM role ARN such as "arn:aws:iam::123456789012:role/pulp"',
