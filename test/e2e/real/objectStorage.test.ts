@@ -33,6 +33,7 @@ beforeAll(
     importImages();
     storage = await startObjectStorage();
     storage.createBucket(BUCKET);
+    storage.createBucket(BACKUPS);
     const postgresql = localImages().postgresql;
     ensureDatabase(postgresql, DATABASE);
     dropDatabase(DATABASE);
