@@ -118,7 +118,7 @@ export const CONFIG_REFERENCE: Record<ConfigKey, KeyDoc> = {
     type: "object",
     default: "`{enabled: false}`",
     meaning:
-      "backups into a volume of their own (see [Backups](backup-restore.md#backups)): `enabled`, `schedule` (cron, e.g. `0 3 * * *`; unset: on demand only), `keep` (7 complete backups), `image` (a PostgreSQL image whose `pg_dump` is at least the server's major; default `database.cloudnativepg.imageName`, else required), `volume: {size (100Gi), storageClass}`, `resources`, `s3: {bucket, prefix (<namespace>/<instance>/), endpointUrl, region, accessKeyId}` (each backup also to object storage, with `keep` there too)",
+      "backups into a volume of their own (see [Backups](backup-restore.md#backups)): `enabled`, `schedule` (cron, e.g. `0 3 * * *`; unset: on demand only), `keep` (7 complete backups), `image` (a PostgreSQL image whose `pg_dump` is at least the server's major; default `database.cloudnativepg.imageName`, else required), `volume: {size (100Gi), storageClass}`, `resources`, `s3: {bucket, prefix (<namespace>/<instance>/), endpointUrl, region, accessKeyId (unset: the pods' identity, `serviceAccount`)}` (each backup also to object storage, with `keep` there too)",
   },
   namespaceQuota: {
     type: "object",
