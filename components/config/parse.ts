@@ -3,6 +3,7 @@ import {
   ConfigError,
   ConfigProblem,
   closest,
+  OUTPUT_GIVEN,
   keyOf,
   removeCommand,
   SECRET_GIVEN,
@@ -97,7 +98,7 @@ function toProblems(issue: z.core.$ZodIssue, raw: Record<string, unknown>): Conf
 function outputProblem(path: PropertyKey[]): ConfigProblem {
   return {
     key: keyOf(path),
-    given: "(an Output)",
+    given: OUTPUT_GIVEN,
     message:
       "must be a plain value, not an Output: the component decides its plan from it before it creates anything " +
       "(Outputs are taken for storage classes, the ingress host, TLS Secret and annotation values)",

@@ -82,6 +82,7 @@ test.each([
   ],
 ])("an Output where the plan needs the value (%s) is refused before anything is created", (_, raw, key) => {
   const error = refusal(() => parseArgs({ ...MINIMAL, ...raw }));
+  expect(error.message).toContain("given: (an Output's value, not shown)");
   expect(error.problems.map((p) => [p.key, p.message])).toEqual([
     [key, expect.stringMatching(/^must be a plain value, not an Output/)],
   ]);
