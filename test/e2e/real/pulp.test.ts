@@ -111,8 +111,9 @@ test("a fresh `pulumi up` brings up Pulp on the real node, and `pulp status` is 
   expect(checkup.tasks).toMatchObject({ ok: true, queue: { waiting: 0, oldestWaitingSeconds: null } });
 });
 
-const problems = (findings: { severity: string; subject: string }[]) =>
-  findings.filter((f) => f.severity === "problem").map((f) => f.subject);
+/** The doctor's problems as "subject: what", so that a failure says what it saw. */
+const problems = (findings: { severity: string; subject: string; what: string }[]) =>
+  findings.filter((f) => f.severity === "problem").map((f) => `${f.subject}: ${f.what}`);
 
 test("the admin password that starts with '-' logs in, and the all-digit secret key reaches Django as that string", () => {
   expect(pulpCli(pulp, ["user", "show", "--username", "admin"]).username).toBe("admin");
@@ -314,7 +315,7 @@ test("a database outage (CloudNativePG hibernates every instance): Pulp's proces
     timings.doctorSeconds = (Date.now() - asked) / 1000;
     expect(checkup.code).toBe(2);
     expect(problems(checkup.findings)).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^(service\/pulp-api|database)$/)]),
+      expect.arrayContaining([expect.stringMatching(/^(service\/pulp-api|database): /)]),
     );
     await new Promise((r) => setTimeout(r, Math.max(0, outage + 130_000 - Date.now())));
   } finally {
