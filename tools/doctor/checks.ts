@@ -99,7 +99,17 @@ export function diagnose(s: Snapshot): Finding[] {
 
   for (const pod of s.pods) {
     for (const c of pod.containers) podFinding(pod, c, ns, age).forEach(add);
-    if (pod.phase === "Pending" && age(pod.created) > PENDING_SECONDS) {
+    // A Job's spare pod once the Job has succeeded is no one's wait; a pod asked to go is not waiting for
+    // a node, and a kubelet that does not let it go is said apart.
+    const jobDone = pod.job !== undefined && s.jobs.some((j) => j.name === pod.job && j.succeeded > 0);
+    if (pod.phase === "Pending" && pod.deleting && age(pod.deleting) > PENDING_SECONDS) {
+      add({
+        severity: "warning",
+        subject: `pod/${pod.name}`,
+        what: `was asked to go ${Math.round(age(pod.deleting))} s ago and its node has not let it go`,
+        fix: `kubectl describe pod ${pod.name} ${ns} (its node's kubelet and runtime)`,
+      });
+    } else if (pod.phase === "Pending" && !pod.deleting && !jobDone && age(pod.created) > PENDING_SECONDS) {
       const scheduling = s.events.filter(
         (e) => e.object === `Pod/${pod.name}` && e.reason === "FailedScheduling",
       );

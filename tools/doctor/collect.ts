@@ -99,6 +99,8 @@ function podState(p: any): PodState {
     node: p.spec?.nodeName,
     created: p.metadata.creationTimestamp,
     ready: ready?.status ?? "Unknown",
+    deleting: p.metadata.deletionTimestamp,
+    job: (p.metadata.ownerReferences ?? []).find((o: any) => o.kind === "Job")?.name,
     containers: (p.status?.containerStatuses ?? []).map((c: any): ContainerState => ({
       name: c.name,
       ready: c.ready === true,

@@ -33,6 +33,10 @@ export interface PodState {
   /** The Ready condition's status ("True", "False") and, when False, why. */
   ready: string;
   containers: ContainerState[];
+  /** When it was asked to go (metadata.deletionTimestamp): a pod the kubelet has not let go of yet. */
+  deleting?: string;
+  /** The Job that owns it, if one does. */
+  job?: string;
 }
 
 export interface DeploymentState {

@@ -204,6 +204,38 @@ test("a pod no node takes, for want of CPU: the requests key; for an unbound cla
   expect(diagnose(s)).toEqual([]);
 });
 
+test("a pending pod of a Job that has succeeded is nobody's wait; one its node does not let go of is a warning", () => {
+  const s = healthy();
+  const spare = {
+    name: "pulp-migrate-1a2b-x7k2p",
+    component: "migration",
+    phase: "Pending",
+    created: ago(600),
+    ready: "False",
+    containers: [],
+    job: "pulp-migrate-1a2b",
+  };
+  s.pods.push(spare);
+  expect(diagnose(s)).toEqual([]);
+  // The same pod of a Job still running is waiting, and that is a problem.
+  s.jobs[0].succeeded = 0;
+  s.jobs[0].active = 1;
+  expect(brief(diagnose(s))).toEqual([
+    "problem pod/pulp-migrate-1a2b-x7k2p",
+    "warning job/pulp-migrate-1a2b",
+  ]);
+  // Asked to go five minutes ago and still there: the node's kubelet, not the scheduler.
+  s.jobs[0].succeeded = 1;
+  s.jobs[0].active = 0;
+  s.pods[3] = { ...spare, deleting: ago(300) };
+  const [f] = diagnose(s);
+  expect([f.severity, f.subject, f.what]).toEqual([
+    "warning",
+    "pod/pulp-migrate-1a2b-x7k2p",
+    "was asked to go 300 s ago and its node has not let it go",
+  ]);
+});
+
 test("Multi-Attach: a problem that names ReadWriteMany and object storage", () => {
   const s = healthy();
   s.events.push({
