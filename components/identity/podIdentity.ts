@@ -10,7 +10,7 @@ type EnvVar = k8s.types.input.core.v1.EnvVar;
 type Volume = k8s.types.input.core.v1.Volume;
 type VolumeMount = k8s.types.input.core.v1.VolumeMount;
 
-/** Where EKS's webhook mounts the token: boto3 and every AWS SDK are documented against this path. */
+/** Where EKS's webhook mounts the token (AWS_WEB_IDENTITY_TOKEN_FILE names it): the same path here. */
 export const AWS_TOKEN_DIR = "/var/run/secrets/eks.amazonaws.com/serviceaccount";
 const AWS_TOKEN_VOLUME = "aws-iam-token";
 
