@@ -98,17 +98,9 @@ test("`pulumi up` with no S3 key: the pods run as pulp-pulp with the web identit
   const api = items("pods", NS).find(
     (p) => p.metadata.name.startsWith("pulp-api-") && p.status.phase === "Running",
   );
-  const token = kubectl([
-    "exec",
-    "-n",
-    NS,
-    api.metadata.name,
-    "-c",
-    "api",
-    "--",
-    "cat",
-    "/var/run/secrets/eks.amazonaws.com/serviceaccount/token",
-  ]);
+  const inApi = (file: string) =>
+    kubectl(["exec", "-n", NS, api.metadata.name, "-c", "api", "--", "cat", file]);
+  const token = inApi("/var/run/secrets/eks.amazonaws.com/serviceaccount/token");
   const claims = JSON.parse(Buffer.from(token.split(".")[1], "base64url").toString());
   expect({ aud: claims.aud, sub: claims.sub }).toEqual({
     aud: ["sts.amazonaws.com"],
@@ -117,17 +109,7 @@ test("`pulumi up` with no S3 key: the pods run as pulp-pulp with the web identit
   // No Secret holds a key for the bucket, and settings.py names none.
   const secrets = items("secrets", NS).map((s) => s.metadata.name);
   expect(secrets).not.toContain("pulp-s3");
-  const settings = kubectl([
-    "exec",
-    "-n",
-    NS,
-    api.metadata.name,
-    "-c",
-    "api",
-    "--",
-    "cat",
-    "/etc/pulp/settings.py",
-  ]);
+  const settings = inApi("/etc/pulp/settings.py");
   expect(settings).toContain(`"bucket_name": "${BUCKET}"`);
   expect(settings).not.toMatch(/access_key|secret_key"/);
 });

@@ -6,6 +6,7 @@
 import { renderSettings } from "../../../../components/settings/render";
 import { restrictedViolations } from "../../../../components/workload/podSecurity";
 import { MINIMAL, problemsOf } from "../../helpers/configs";
+import { SETTINGS_INPUT } from "../../helpers/settingsInput";
 import { CRONJOB, DEPLOYMENT, JOB, render, SECRET } from "../../helpers/render";
 
 const KEYLESS = {
@@ -92,22 +93,12 @@ test("keyless backups: the backup pod runs as pulp-pulp and its upload takes the
 });
 
 test("settings.py names the bucket without a key; with a static key, the key", () => {
-  const base = {
-    contentOrigin: "https://pulp.example.com",
-    apiRoot: "/pulp/",
-    contentPathPrefix: "/pulp/content/",
-    allowedContentChecksums: ["sha256"],
-    database: { host: "db", port: 5432, name: "pulp", user: "pulp", sslmode: "prefer" },
-    cacheEnabled: false,
-    workerType: "pulpcore" as const,
-    extra: {},
-  };
-  const keyless = renderSettings({ ...base, s3: { bucket: "pulp-artifacts" } });
+  const keyless = renderSettings({ ...SETTINGS_INPUT, s3: { bucket: "pulp-artifacts" } });
   expect(keyless).toContain('"bucket_name": "pulp-artifacts"');
   expect(keyless).not.toContain("access_key");
-  expect(renderSettings({ ...base, s3: { bucket: "pulp-artifacts", accessKeyId: "AKIAEXAMPLE" } })).toContain(
-    '"access_key": "AKIAEXAMPLE"',
-  );
+  expect(
+    renderSettings({ ...SETTINGS_INPUT, s3: { bucket: "pulp-artifacts", accessKeyId: "AKIAEXAMPLE" } }),
+  ).toContain('"access_key": "AKIAEXAMPLE"');
 });
 
 test("a key and its secret come together; keyless is valid alone and refused for a restore", () => {
