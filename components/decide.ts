@@ -4,6 +4,7 @@
 // as data (test/unit/components/decide.test.ts).
 import { planRestore, RestoreFetchSource, RestoreImport, RestorePlan } from "./backup/restorePlan";
 import { PulpConfig } from "./config/parse";
+import { webService } from "./config/schema";
 import { SecretName } from "./config/rules";
 import { Backend } from "./ingress/ingress";
 import { fixedName, Identity } from "./common/labels";
@@ -11,7 +12,7 @@ import { Deployed } from "./upgrade/deployed";
 import { needsAppStatusCleanup, rollOrder, UpgradePlan } from "./upgrade/plan";
 import { StopTheWorldArgs } from "./upgrade/stopTheWorld";
 import { decideUpgrade } from "./upgrade/upgrade";
-import { CONTAINER_CONTENT_PREFIX, WEB_PORT } from "./web/nginx";
+import { CONTAINER_CONTENT_PREFIX } from "./web/nginx";
 import { API_PORT, CONTENT_PORT, PulpProcess } from "./workload/pulpProcess";
 
 /** The processes that heartbeat into the database, and so the ones a stop-the-world upgrade stops. */
@@ -146,7 +147,7 @@ export function decideInstall(
   const api: Backend = { service: fixedName(identity, "api"), port: API_PORT };
   const content: Backend = { service: fixedName(identity, "content"), port: CONTENT_PORT };
   const routes: Route[] = config.web.enabled
-    ? [{ path: "/", backend: { service: fixedName(identity, "web"), port: WEB_PORT } }]
+    ? [{ path: "/", backend: { service: fixedName(identity, "web"), port: webService(config.web).port } }]
     : [
         { path: config.contentPathPrefix, backend: content },
         { path: "/", backend: api },

@@ -11,7 +11,7 @@ import {
 } from "./problems";
 import { adminPasswordProblem } from "./strength";
 import { fernetKeyProblem, nonEmptySecretProblem } from "./validators";
-import { ParsedConfig } from "./schema";
+import { ParsedConfig, webService } from "./schema";
 import { ephemeralStorageProblems } from "./ephemeral";
 
 /** Secret config keys, read with `getSecret` so their values stay encrypted in state and logs. */
@@ -336,6 +336,33 @@ export function checkRules(
         setCommand("pulp:redis.enabled", true),
       );
     }
+  }
+
+  // pulp-web's Service: only pulp-web has one entry for the API and the content.
+  if (!config.web.enabled && valueAt(raw, ["web", "service"]) !== undefined) {
+    add(
+      ["web", "service"],
+      "sets pulp-web's Service, but pulp-web is off (web.enabled is false): it would reach no pod",
+      setCommand("pulp:web.enabled", true),
+      removeCommand("pulp:web.service"),
+    );
+  }
+  const service = webService(config.web);
+  if (service.nodePort !== undefined && service.type === "ClusterIP") {
+    add(
+      ["web", "service", "nodePort"],
+      "is a port on every node, which only a NodePort or LoadBalancer Service opens (web.service.type is ClusterIP)",
+      setCommand("pulp:web.service.type", "NodePort"),
+      removeCommand("pulp:web.service.nodePort"),
+    );
+  }
+  if (service.loadBalancerSourceRanges.length > 0 && service.type !== "LoadBalancer") {
+    add(
+      ["web", "service", "loadBalancerSourceRanges"],
+      `limits the clients of a load balancer, and web.service.type is ${service.type}: it would admit every client`,
+      setCommand("pulp:web.service.type", "LoadBalancer"),
+      removeCommand("pulp:web.service.loadBalancerSourceRanges"),
+    );
   }
 
   // Disruption budgets that would block every node drain.

@@ -16,6 +16,7 @@ import {
   urlPathProblem,
 } from "./formats";
 import { timeoutProblem } from "../migration/timeout";
+import { WEB_PORT } from "../web/nginx";
 import { DEFAULT_REQUEST, PULP_OWN } from "./ephemeral";
 
 /** A string checked by one of the `*Problem` functions of formats.ts. */
@@ -279,6 +280,34 @@ const workerDefaults = {
   terminationGracePeriodSeconds: 3600,
 };
 
+/**
+ * pulp-web's Service, the one entry to the API and the content: in the cluster only (ClusterIP, reached
+ * through `ingress`), on a port of every node (NodePort), or through the cloud's load balancer
+ * (LoadBalancer, configured by its annotations). pulp-operator's `ingress_type` nodeport/loadbalancer.
+ */
+const webServiceSchema = z.strictObject({
+  type: z.enum(["ClusterIP", "NodePort", "LoadBalancer"]).default("ClusterIP"),
+  /** The Service's port (a load balancer listens on it); pods listen on 8080 whatever it is. */
+  port: wholeNumber(1, 65535).default(WEB_PORT),
+  /** The port on every node (NodePort, LoadBalancer); unset, the cluster picks one from its range. */
+  nodePort: wholeNumber(1, 65535).optional(),
+  annotations: z.record(labelKey, orOutput(z.string())).default({}),
+  /** Client networks a LoadBalancer admits (CIDRs); empty: every client. */
+  loadBalancerSourceRanges: z
+    .array(
+      z.string().refine((v) => z.cidrv4().safeParse(v).success || z.cidrv6().safeParse(v).success, {
+        error: 'must be a CIDR such as "203.0.113.0/24" or "2001:db8::/32"',
+      }),
+    )
+    .default([]),
+});
+
+/** pulp-web's Service as configured, or the defaults (a ClusterIP Service on 8080) when unset. */
+export function webService(web: { service?: WebService }): WebService {
+  return web.service ?? webServiceSchema.parse({});
+}
+export type WebService = z.output<typeof webServiceSchema>;
+
 const webSchema = z
   .strictObject({
     enabled: z.boolean().default(false),
@@ -300,6 +329,8 @@ const webSchema = z
     probes,
     topologySpread: z.boolean().default(true),
     podSpecOverrides: podSpecOverridesSchema,
+    // Unset, it stays out of the config (and of what backups record): webService() gives its defaults.
+    service: webServiceSchema.optional(),
   })
   .prefault({});
 

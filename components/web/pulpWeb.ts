@@ -2,6 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { scratchSize, SMALL_DIR } from "../config/ephemeral";
 import { PulpConfig } from "../config/parse";
+import { webService } from "../config/schema";
 import { contentHash } from "../common/hash";
 import { fixedName, Identity, labels } from "../common/labels";
 import { PodSpecOverrides } from "../common/merge";
@@ -56,7 +57,7 @@ export class PulpWeb extends pulumi.ComponentResource {
         runsPulp: false,
         replicas: args.web.replicas,
         configHash: hash,
-        service: { port: WEB_PORT, targetPort: WEB_PORT },
+        service: { ...webService(args.web), targetPort: WEB_PORT },
         disruptionBudget: args.web.podDisruptionBudget,
         topologySpread: args.web.topologySpread,
         podSpecOverrides: args.web.podSpecOverrides as PodSpecOverrides,

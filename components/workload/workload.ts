@@ -21,8 +21,15 @@ export interface WorkloadArgs {
   podSpec: k8s.types.input.core.v1.PodSpec;
   /** Hash of the settings, secrets and files the pods read. */
   configHash: pulumi.Input<string>;
-  /** Exposes `port` through a ClusterIP Service named `<instance>-<component>`. */
-  service?: { port: number; targetPort: number };
+  /** Exposes `port` through a Service named `<instance>-<component>` (ClusterIP unless `type` says). */
+  service?: {
+    port: number;
+    targetPort: number;
+    type?: "ClusterIP" | "NodePort" | "LoadBalancer";
+    nodePort?: number;
+    annotations?: Record<string, pulumi.Input<string>>;
+    loadBalancerSourceRanges?: string[];
+  };
   disruptionBudget: { maxUnavailable: number } | { minAvailable: number };
   topologySpread: boolean;
   /** Merged over the generated spec, lists by name (common/merge.ts); sidecars get the secure defaults too. */
@@ -171,15 +178,23 @@ export class Workload extends pulumi.ComponentResource {
             name: this.name,
             namespace: args.namespace,
             labels: metaLabels,
-            // With no replicas (idle) there are no endpoints to wait for.
-            annotations: args.replicas === 0 ? { "pulumi.com/skipAwait": "true" } : undefined,
+            annotations: serviceAnnotations(args.service.annotations, args.replicas),
           },
           spec: {
-            type: "ClusterIP",
+            type: args.service.type ?? "ClusterIP",
             selector,
             ports: [
-              { name: "http", port: args.service.port, targetPort: args.service.targetPort, protocol: "TCP" },
+              {
+                name: "http",
+                port: args.service.port,
+                targetPort: args.service.targetPort,
+                protocol: "TCP",
+                nodePort: args.service.nodePort,
+              },
             ],
+            loadBalancerSourceRanges: args.service.loadBalancerSourceRanges?.length
+              ? args.service.loadBalancerSourceRanges
+              : undefined,
           },
         },
         // The Service's await needs ready endpoints, which exist only once the Deployment's pods are ready.
@@ -189,4 +204,13 @@ export class Workload extends pulumi.ComponentResource {
 
     this.registerOutputs({ deployment: this.deployment.metadata.name, service: this.service?.metadata.name });
   }
+}
+
+/** The user's annotations; with no replicas (idle) there are no endpoints to wait for. */
+function serviceAnnotations(
+  given: Record<string, pulumi.Input<string>> | undefined,
+  replicas: number,
+): Record<string, pulumi.Input<string>> | undefined {
+  const all = { ...given, ...(replicas === 0 ? { "pulumi.com/skipAwait": "true" } : {}) };
+  return Object.keys(all).length > 0 ? all : undefined;
 }

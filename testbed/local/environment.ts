@@ -11,6 +11,11 @@ export const STATE = process.env.PULP_STATE_DIR ?? path.join(REPO, ".state");
 export const KUBECONFIG = path.join(STATE, "cluster", "kubeconfig");
 /** The real node's containerd, where local images are imported. */
 export const NODE_CONTAINERD = path.join(STATE, "cluster", "node", "run", "containerd.sock");
+/**
+ * The real node's bridge address (testbed/node/lib.sh BRIDGE_IP): the host, as pods see it, and where
+ * kube-proxy opens NodePorts (its nodePortAddresses), so the host reaches a NodePort Service there.
+ */
+export const NODE_ADDRESS = "10.77.0.1";
 export const STACK = process.env.PULP_STACK ?? "dev";
 /** The dev stack's passphrase: local state only, so a fixed default is fine; override it to share state. */
 export const PASSPHRASE = process.env.PULUMI_CONFIG_PASSPHRASE ?? "pulp-local-dev";

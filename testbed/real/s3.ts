@@ -4,10 +4,7 @@
 import { ChildProcess, execFileSync, spawn } from "child_process";
 import * as net from "net";
 import * as path from "path";
-import { REPO } from "../local/environment";
-
-/** The real node's bridge address (testbed/node/lib.sh BRIDGE_IP): the host, as pods see it. */
-const HOST = "10.77.0.1";
+import { NODE_ADDRESS as HOST, REPO } from "../local/environment";
 const CREDENTIALS = { AWS_ACCESS_KEY_ID: "testbed", AWS_SECRET_ACCESS_KEY: "testbed-secret-key" };
 
 export interface ObjectStorage {

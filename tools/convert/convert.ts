@@ -83,8 +83,10 @@ export const MAPPED: Record<Scope, Record<string, string>> = {
       "`ingress.host`, and `contentOrigin` (`https://` with a TLS Secret, else `http://`), with `ingress_type: ingress`",
     ingress_tls_secret: "`ingress.tlsSecretName`, with `ingress_type: ingress`",
     ingress_type:
-      "`ingress`: `ingress.enabled` and `ingress.kind: Ingress`; `route`: `ingress.enabled` and `ingress.kind: Route`; `none` or unset: no ingress, and `contentOrigin` is this install's in-cluster URL; `loadbalancer` and `nodeport`: no equivalent (a note)",
+      "`ingress`: `ingress.enabled` and `ingress.kind: Ingress`; `route`: `ingress.enabled` and `ingress.kind: Route`; `none` or unset: no ingress, and `contentOrigin` is this install's in-cluster URL; `loadbalancer` and `nodeport`: `web.service.type` LoadBalancer or NodePort (pulp-web's Service), and a note to set `contentOrigin` to the address clients use",
     ipv6_disabled: "`web.listenIPv6: false`",
+    loadbalancer_port: "`web.service.port`, with `ingress_type: loadbalancer`",
+    nodeport_port: "`web.service.nodePort`, with `ingress_type: nodeport`",
     is_nginx_ingress:
       "`web.enabled: false`: the Ingress sends content paths to content and the rest to api, as the operator's nginx Ingress does",
     migration_job:
@@ -106,6 +108,8 @@ export const MAPPED: Record<Scope, Record<string, string>> = {
   },
   "Pulp.<component>": {
     affinity: "`<component>.podSpecOverrides.affinity`",
+    service_annotations:
+      "web's: `web.service.annotations`; api's and content's Services have no annotations option (a note)",
     env_vars:
       "`<component>.podSpecOverrides.containers[0].env`, in the container `<component>`; a literal value whose name looks like a credential is not copied (a note names it)",
     livenessProbe:
@@ -149,8 +153,6 @@ const TOKEN_KEYS =
   "token auth stays on (`tokenAuth: true`, as the operator runs it), but the key pair is not carried over: the program generates its own, and tokens the operator's install signed (they last minutes) stop being accepted at the switch";
 const NGINX_LIMITS =
   "the program's own nginx and Ingress limits apply (no body limit, reads and sends 600 s, connects 60 s); change them with `ingress.annotations`";
-const NO_EXPOSURE_SERVICE =
-  "no LoadBalancer or NodePort Service here: expose Pulp with `ingress.*` (an Ingress or a Route)";
 const SERVICE_ACCOUNT =
   "no labels for the ServiceAccount: the program's ServiceAccount `<instance>-pulp` carries its own (its annotations: sa_annotations)";
 const SIGNING =
@@ -174,13 +176,12 @@ export const UNMAPPED: Record<Scope, Record<string, string>> = {
     image_pull_policy: "the program pulls `IfNotPresent`: its images are pinned by version or digest",
     inhibit_version_constraint: "nothing to do: `web.image` is not checked against `image` here",
     ldap: "no LDAP option: configure django-auth-ldap through `extraSettings`, its Secrets mounted with `podSpecOverrides`",
-    loadbalancer_port: NO_EXPOSURE_SERVICE,
-    loadbalancer_protocol: NO_EXPOSURE_SERVICE,
+    loadbalancer_protocol:
+      "pulp-web serves plain HTTP: for `https`, terminate TLS at the load balancer (its `web.service.annotations`) or use `ingress.*` with a TLS Secret",
     nginx_proxy_body_size: NGINX_LIMITS,
     nginx_proxy_connect_timeout: NGINX_LIMITS,
     nginx_proxy_read_timeout: NGINX_LIMITS,
     nginx_proxy_send_timeout: NGINX_LIMITS,
-    nodeport_port: NO_EXPOSURE_SERVICE,
     object_storage_azure_secret:
       "no Azure Blob storage here: artifacts go to a volume (`storage.pvc`) or S3-compatible object storage (`storage.s3`)",
     object_storage_gcs_secret:
@@ -208,7 +209,6 @@ export const UNMAPPED: Record<Scope, Record<string, string>> = {
     init_container:
       "the program's pods have their own init steps; add a container with `<component>.podSpecOverrides.initContainers`",
     pod_labels: "the pods carry the program's labels (`app.kubernetes.io/*`): no option",
-    service_annotations: "the Services are the program's, with no annotations option",
     strategy:
       "the program's rolling update (`maxUnavailable: 0`, workers first) is how it upgrades without downtime",
     tls_termination_mechanism: "pulp-web serves plain HTTP behind the Ingress, or the Route (edge TLS)",
@@ -461,13 +461,22 @@ class Converter {
       }
     } else {
       if (type === "loadbalancer" || type === "nodeport") {
-        this.note(
-          "ingress_type",
-          `${type}: no ${type === "loadbalancer" ? "LoadBalancer" : "NodePort"} Service here; this install is ` +
-            "reached in the cluster only until you set ingress.* (an Ingress or a Route) and contentOrigin",
-        );
-      }
-      if (!origin) {
+        this.set(["web", "service", "type"], type === "loadbalancer" ? "LoadBalancer" : "NodePort");
+        if (type === "nodeport" && typeof s.nodeport_port === "number") {
+          this.set(["web", "service", "nodePort"], s.nodeport_port);
+        }
+        if (type === "loadbalancer" && typeof s.loadbalancer_port === "number") {
+          this.set(["web", "service", "port"], s.loadbalancer_port);
+        }
+        if (!origin) {
+          this.note(
+            "ingress_type",
+            `${type}: set contentOrigin to the address clients reach pulp-web at (${
+              type === "loadbalancer" ? "the load balancer's" : "a node's address and the node port"
+            }): pulumi config set pulp:contentOrigin http://<address>:<port>`,
+          );
+        }
+      } else if (!origin) {
         const service = this.webDeployed
           ? `${this.instance}-web.${this.namespace}.svc.cluster.local:${WEB_PORT}`
           : `${this.instance}-content.${this.namespace}.svc.cluster.local:${CONTENT_PORT}`;
@@ -534,6 +543,15 @@ class Converter {
     if (isSet(spec.affinity)) this.set(key("podSpecOverrides", "affinity"), spec.affinity);
     const env = this.env(`${c}.env_vars`, `pulp:${c}.podSpecOverrides`, spec.env_vars);
     if (env.length > 0) this.set(key("podSpecOverrides", "containers"), [{ name: c, env }]);
+    if (isSet(spec.service_annotations)) {
+      if (c === "web") this.set(["web", "service", "annotations"], spec.service_annotations);
+      else {
+        this.note(
+          `${c}.service_annotations`,
+          `the ${c} Service has no annotations option here (pulp-web's has: web.service.annotations); not converted`,
+        );
+      }
+    }
   }
 
   /** Requests and limits of cpu, memory and ephemeral-storage; anything else is noted. */

@@ -17,7 +17,7 @@ import {
   revisions,
   waitUntil,
 } from "../../../testbed/harness";
-import { REPO } from "../../../testbed/local/environment";
+import { NODE_ADDRESS, REPO } from "../../../testbed/local/environment";
 import {
   distributeFile,
   get,
@@ -279,6 +279,21 @@ test("a no-op `up` rolls nothing; a settings change reaches every Pulp pod and P
   const artifacts = pulpCli(pulp, ["artifact", "list"]);
   expect(artifacts.length).toBeGreaterThan(0);
   for (const artifact of artifacts) expect(artifact.sha1).toMatch(/^[0-9a-f]{40}$/);
+});
+
+test("pulp-web's Service becomes a NodePort in place: `pulp status` answers from the host through the node's port, and no pod rolls", async () => {
+  const before = revisions(NS);
+  const nodePort = 30880;
+  mustPulumi(STACK, ["config", "set", "--path", "pulp:web.service.type", "NodePort"]);
+  mustPulumi(STACK, ["config", "set", "--path", "pulp:web.service.nodePort", String(nodePort)]);
+  mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
+  expect(revisions(NS)).toEqual(before);
+  const service = getJson(["service", "pulp-web", "-n", NS]);
+  expect(service.spec.type).toBe("NodePort");
+  expect(service.spec.ports[0].nodePort).toBe(nodePort);
+  const status = pulpCli({ ...pulp, baseUrl: `http://${NODE_ADDRESS}:${nodePort}` }, ["status"]);
+  expect(status.database_connection.connected).toBe(true);
+  expect(status.online_content_apps.length).toBeGreaterThanOrEqual(1);
 });
 
 /** Restarts per Pulp process kind (api, content, worker) since the pods started, and how each ended. */

@@ -80,6 +80,7 @@ test("an Ingress with TLS, S3, an external database, settings, per-component pla
       replicas: 2,
       resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "512Mi" } },
       podSpecOverrides: { nodeSelector: { "pulp-role": "web" } },
+      service: { annotations: { "external-dns.alpha.kubernetes.io/hostname": "pulp.example.com" } },
     },
     ingress: {
       enabled: true,
@@ -204,7 +205,6 @@ test("an Ingress with TLS, S3, an external database, settings, per-component pla
     "route_host",
     "signing_secret",
     "telemetry",
-    "web.service_annotations",
     "worker.deployment_annotations",
     "worker.pdb",
   ]);
@@ -439,4 +439,39 @@ test("the in-cluster content origin uses the ports this program's Services have"
     `http://pulp-pulumi-content.pulp.svc.cluster.local:${PULP_CONTENT_PORT}`,
   );
   expect(load("nginx-ingress").cr.spec!.ingress_type).toBe("ingress");
+});
+
+test("a node port: pulp-web's Service as a NodePort with the CR's port and web annotations; the address is asked for", () => {
+  const c = convertSample("node-port");
+  expect(c.config.web).toEqual({
+    image: "quay.io/pulp/pulp-web:3.85.0",
+    enabled: true,
+    replicas: 1,
+    service: { type: "NodePort", nodePort: 30880, annotations: { "example.com/team": "repos" } },
+  });
+  expect(c.config.contentOrigin).toBeUndefined();
+  expect(noteOf(c, "ingress_type")).toEqual([
+    "nodeport: set contentOrigin to the address clients reach pulp-web at (a node's address and the node " +
+      "port): pulumi config set pulp:contentOrigin http://<address>:<port>",
+  ]);
+  expect(noteOf(c, "api.service_annotations")).toEqual([
+    "the api Service has no annotations option here (pulp-web's has: web.service.annotations); not converted",
+  ]);
+});
+
+test("a load balancer: pulp-web's Service as a LoadBalancer on the CR's port; HTTPS at the balancer is noted", () => {
+  const c = convertSample("load-balancer");
+  expect(c.config.web).toMatchObject({
+    enabled: true,
+    service: {
+      type: "LoadBalancer",
+      port: 443,
+      annotations: { "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal" },
+    },
+  });
+  expect(noteOf(c, "loadbalancer_protocol")[0]).toMatch(
+    /^pulp-web serves plain HTTP: for `https`, terminate TLS/,
+  );
+  // Once the address is set, the config is one the program takes.
+  expect(() => parseConfig({ ...c.config, contentOrigin: "https://pulp.example.com" })).not.toThrow();
 });

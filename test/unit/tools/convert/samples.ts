@@ -7,7 +7,14 @@ import { Conversion, ConvertOptions } from "../../../../tools/convert/operator";
 import { fromDocuments, Input, readDocuments } from "../../../../tools/convert/read";
 
 export const FIXTURES = path.resolve(__dirname, "../../../fixtures/pulp-operator");
-export const SAMPLES = ["example-2.0.0", "ingress-s3", "route-file-storage", "nginx-ingress"] as const;
+export const SAMPLES = [
+  "example-2.0.0",
+  "ingress-s3",
+  "route-file-storage",
+  "nginx-ingress",
+  "node-port",
+  "load-balancer",
+] as const;
 export type Sample = (typeof SAMPLES)[number];
 
 export function sampleText(sample: Sample): string {
