@@ -254,6 +254,7 @@ export class Pulp extends pulumi.ComponentResource {
       secretKey: secrets.secretKey,
       dbFieldsKey: secrets.dbFieldsKey,
       databasePassword: database.password,
+      database: database.settings,
       s3SecretKey: storage.s3SecretKey,
       tokenKeysSecret: secrets.tokenKeysSecret,
       dataVolume: storage.volume,

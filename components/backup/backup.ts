@@ -6,6 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { scratchSize, SMALL_DIR, STREAMING, TINY } from "../config/ephemeral";
 import { ParsedConfig } from "../config/schema";
 import { holds } from "../contract";
+import { databaseCaEnv, databaseCaMounts, databaseCaVolumes } from "../database/database";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
 import {
   DB_FIELDS_KEY_FILE,
@@ -92,6 +93,7 @@ export function libpqEnv(db: DatabaseSettings, password: SecretKeyRef): k8s.type
     { name: "PGDATABASE", value: db.name },
     { name: "PGUSER", value: db.user },
     { name: "PGSSLMODE", value: db.sslmode },
+    ...databaseCaEnv(db),
     { name: "PGPASSWORD", valueFrom: { secretKeyRef: { name: password.name, key: password.key } } },
   ];
 }
@@ -209,6 +211,7 @@ export class Backup extends pulumi.ComponentResource {
         { name: "tmp", mountPath: "/tmp" },
         // Read-only: a backup never writes Pulp's data.
         ...(args.artifacts ? [{ name: "artifacts", mountPath: PULP_DATA_DIR, readOnly: true }] : []),
+        ...databaseCaMounts(db),
       ],
       resources: backup.resources,
     };
@@ -241,6 +244,7 @@ export class Backup extends pulumi.ComponentResource {
         { name: "tmp", emptyDir: { sizeLimit: scratchSize(backup.resources.limits["ephemeral-storage"]) } },
         ...(args.artifacts ? [{ ...args.artifacts, name: "artifacts" }] : []),
         ...identityVolumes(keyless),
+        ...databaseCaVolumes(db),
       ],
     });
 

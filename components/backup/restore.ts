@@ -1,3 +1,4 @@
+import { databaseCaMounts, databaseCaVolumes } from "../database/database";
 import * as fs from "fs";
 import * as path from "path";
 import * as k8s from "@pulumi/kubernetes";
@@ -244,6 +245,7 @@ export class RestoreJob extends pulumi.ComponentResource {
                     { name: "keys", mountPath: "/run/keys", readOnly: true },
                     { name: "tmp", mountPath: "/tmp" },
                     ...(args.artifacts ? [{ name: "artifacts", mountPath: PULP_DATA_DIR }] : []),
+                    ...databaseCaMounts(args.database),
                   ],
                   // /tmp: GNU sort spills the listing of every restored artifact there (restore.sh).
                   resources: {
@@ -258,6 +260,7 @@ export class RestoreJob extends pulumi.ComponentResource {
                 { name: "keys", projected: { sources: keyProjection(args.keys), defaultMode: 0o440 } },
                 { name: "tmp", emptyDir: { sizeLimit: scratchSize(RESTORE.limit) } },
                 ...(args.artifacts ? [{ ...args.artifacts, name: "artifacts" }] : []),
+                ...databaseCaVolumes(args.database),
               ],
             }),
           },

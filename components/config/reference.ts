@@ -89,7 +89,7 @@ export const CONFIG_REFERENCE: Record<ConfigKey, KeyDoc> = {
     type: "object",
     default: "required",
     meaning:
-      "exactly one of `external: {host, port (5432), name (pulp), user (pulp), sslmode (prefer), version}` or `cloudnativepg: {instances (3), storageSize (10Gi), storageClass, imageName, resources}`; unset, the preview names both with a command for each. Pulp needs PostgreSQL 14 or newer: an `imageName` whose tag is a plain version below 14 is refused, and so is an external `version` (the server's major, optional: nothing else tells the version at preview)",
+      "exactly one of `external: {host, port (5432), name (pulp), user (pulp), sslmode (prefer), version}` or `cloudnativepg: {instances (3), storageSize (10Gi), storageClass, imageName, resources}` (Pulp, the migration Job and backups reach it over TLS and verify the server against the operator's CA: `verify-full`); unset, the preview names both with a command for each. Pulp needs PostgreSQL 14 or newer: an `imageName` whose tag is a plain version below 14 is refused, and so is an external `version` (the server's major, optional: nothing else tells the version at preview)",
   },
   storage: {
     type: "object",

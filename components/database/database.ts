@@ -1,7 +1,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { PulpConfig } from "../config/parse";
-import { DatabaseSettings } from "../settings/render";
+import { DATABASE_CA_DIR, DATABASE_CA_FILE, DatabaseSettings } from "../settings/render";
 import { holds } from "../contract";
 import { fixedName, Identity, labels } from "../common/labels";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
@@ -79,12 +79,15 @@ export class Database extends pulumi.ComponentResource {
           customTimeouts: { create: "20m", update: "20m" },
         },
       );
+      // TLS with the server verified: the operator's CA (renewed with the same key, cloudnative-pg
+      // pkg/certs RenewCertificate) signs a server certificate for `<cluster>-rw` and its longer names.
       this.settings = {
         host: `${clusterName}-rw`,
         port: 5432,
         name: "pulp",
         user: "pulp",
-        sslmode: "prefer",
+        sslmode: "verify-full",
+        ca: { secretName: `${clusterName}-ca`, key: "ca.crt" },
       };
       this.password = { name: `${clusterName}-app`, key: "password" };
       this.ready = [this.cluster];
@@ -125,4 +128,28 @@ export function cloudNativePgSpec(
     resources: cnpg.resources,
     enablePDB: true,
   };
+}
+
+/** The volume with the database's CA certificate (only that key of its Secret), when it has one. */
+export function databaseCaVolumes(db: DatabaseSettings): k8s.types.input.core.v1.Volume[] {
+  if (!db.ca) return [];
+  return [
+    {
+      name: "database-ca",
+      secret: {
+        secretName: db.ca.secretName,
+        items: [{ key: db.ca.key, path: "ca.crt" }],
+        defaultMode: 0o444,
+      },
+    },
+  ];
+}
+
+export function databaseCaMounts(db: DatabaseSettings): k8s.types.input.core.v1.VolumeMount[] {
+  return db.ca ? [{ name: "database-ca", mountPath: DATABASE_CA_DIR, readOnly: true }] : [];
+}
+
+/** libpq's environment for the CA (pg_dump, pg_restore and psql): beside PGSSLMODE. */
+export function databaseCaEnv(db: DatabaseSettings): k8s.types.input.core.v1.EnvVar[] {
+  return db.ca ? [{ name: "PGSSLROOTCERT", value: DATABASE_CA_FILE }] : [];
 }

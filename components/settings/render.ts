@@ -11,12 +11,21 @@ export const PULP_DATA_DIR = "/var/lib/pulp";
 /** Where the Pulp images collect static files at build time (pulp-operator and compose use the same). */
 export const STATIC_ROOT = "/var/lib/operator/static/";
 
+/**
+ * The directory the database's CA certificate is mounted in, whole (not a subPath, which would never see
+ * a renewed certificate): libpq reads the file at every connection.
+ */
+export const DATABASE_CA_DIR = "/etc/pulp/database-ca";
+export const DATABASE_CA_FILE = `${DATABASE_CA_DIR}/ca.crt`;
+
 export interface DatabaseSettings {
   host: string;
   port: number;
   name: string;
   user: string;
   sslmode: string;
+  /** The CA the server's certificate is verified against (sslrootcert), from a Secret's key. */
+  ca?: { secretName: string; key: string };
 }
 
 export interface S3Settings {
@@ -71,7 +80,11 @@ export function settingsValues(input: SettingsInput): Record<string, unknown> {
         NAME: input.database.name,
         USER: input.database.user,
         CONN_MAX_AGE: 0,
-        OPTIONS: { sslmode: input.database.sslmode, ...CONNECTION_LIMITS },
+        OPTIONS: {
+          sslmode: input.database.sslmode,
+          ...(input.database.ca ? { sslrootcert: DATABASE_CA_FILE } : {}),
+          ...CONNECTION_LIMITS,
+        },
       },
     },
     DB_ENCRYPTION_KEY: `${KEYS_DIR}/${DB_FIELDS_KEY_FILE}`,

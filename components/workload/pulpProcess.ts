@@ -9,7 +9,9 @@ import { compareVersions, parseVersion } from "../config/formats";
 import { ProbeTuning, ResourcesConfig } from "../config/schema";
 import { scratchSize, TINY } from "../config/ephemeral";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
+import { databaseCaMounts, databaseCaVolumes } from "../database/database";
 import {
+  DatabaseSettings,
   DB_FIELDS_KEY_FILE,
   KEYS_DIR,
   PULP_DATA_DIR,
@@ -33,6 +35,8 @@ export interface PulpRuntime {
   secretKey: SecretKeyRef;
   dbFieldsKey: SecretKeyRef;
   databasePassword: SecretKeyRef;
+  /** Where the database is; its CA, when it has one, is mounted for libpq. */
+  database?: DatabaseSettings;
   s3SecretKey?: SecretKeyRef;
   tokenKeysSecret?: string;
   dataVolume: k8s.types.input.core.v1.Volume;
@@ -124,6 +128,7 @@ export function pulpVolumes(rt: PulpRuntime, resources: ResourcesConfig): k8s.ty
     rt.dataVolume,
     { name: "tmp", emptyDir: { sizeLimit: scratchSize(resources.limits["ephemeral-storage"], workDir) } },
     ...identityVolumes(rt.podIdentity),
+    ...(rt.database ? databaseCaVolumes(rt.database) : []),
   ];
 }
 
@@ -143,6 +148,7 @@ export function pulpVolumeMounts(rt: PulpRuntime): k8s.types.input.core.v1.Volum
     { name: String(rt.dataVolume.name), mountPath: PULP_DATA_DIR },
     { name: "tmp", mountPath: "/tmp" },
     ...identityMounts(rt.podIdentity),
+    ...(rt.database ? databaseCaMounts(rt.database) : []),
   ];
 }
 

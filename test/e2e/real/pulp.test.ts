@@ -111,6 +111,40 @@ test("a fresh `pulumi up` brings up Pulp on the real node, and `pulp status` is 
   expect(checkup.tasks).toMatchObject({ ok: true, queue: { waiting: 0, oldestWaitingSeconds: null } });
 });
 
+// What the api pod runs: its own connection's TLS state, then libpq with Pulp's own settings but another
+// CA, and by address rather than name: each must be refused if the server is really verified.
+const DATABASE_TLS_CHECK = `
+import json, socket
+from django.db import connection
+import psycopg
+with connection.cursor() as cursor:
+    cursor.execute("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+    ssl = cursor.fetchone()[0]
+s = connection.settings_dict
+base = dict(host=s["HOST"], port=s["PORT"], dbname=s["NAME"], user=s["USER"], password=s["PASSWORD"],
+            sslmode=s["OPTIONS"]["sslmode"], sslrootcert=s["OPTIONS"]["sslrootcert"], connect_timeout=5)
+def attempt(**changes):
+    try:
+        psycopg.connect(**{**base, **changes}).close()
+        return "connected"
+    except psycopg.OperationalError as e:
+        return str(e)
+print(json.dumps({
+    "ssl": ssl,
+    "sslmode": base["sslmode"],
+    "asPulp": attempt(),
+    "otherCa": attempt(sslrootcert="/etc/ssl/certs/ca-certificates.crt"),
+    "byAddress": attempt(host=socket.gethostbyname(s["HOST"])),
+}))
+`;
+
+test("Pulp reaches CloudNativePG over TLS and verifies it: another CA, or the server by its address, is refused", () => {
+  const seen = JSON.parse(inApiPod(DATABASE_TLS_CHECK).split("\n").at(-1)!);
+  expect(seen).toMatchObject({ ssl: true, sslmode: "verify-full", asPulp: "connected" });
+  expect(seen.otherCa).toMatch(/certificate verify failed/);
+  expect(seen.byAddress).toMatch(/does not match host name/);
+});
+
 /** The doctor's problems as "subject: what", so that a failure says what it saw. */
 const problems = (findings: { severity: string; subject: string; what: string }[]) =>
   findings.filter((f) => f.severity === "problem").map((f) => `${f.subject}: ${f.what}`);
