@@ -8,6 +8,7 @@ import { PulpConfig } from "./config/parse";
 import { SecretName } from "./config/rules";
 import { Database } from "./database/database";
 import { PodIdentity, wantsIdentity } from "./identity/podIdentity";
+import { noProxyList, Proxy } from "./proxy/proxy";
 import { PulpIngress } from "./ingress/ingress";
 import { JobGuard } from "./migration/jobGuard";
 import { MigrationJob } from "./migration/migrationJob";
@@ -221,6 +222,25 @@ export class Pulp extends pulumi.ComponentResource {
       ? new PodIdentity(`${name}-identity`, { namespace, identity, config }, child)
       : undefined;
 
+    const proxy = config.proxy
+      ? new Proxy(
+          `${name}-proxy`,
+          {
+            namespace,
+            identity,
+            proxy: config.proxy,
+            noProxy: noProxyList({
+              identity,
+              namespace: config.namespace,
+              databaseHost: database.settings.host,
+              storageEndpoint: config.storage.s3?.endpointUrl,
+              extra: config.proxy.noProxy,
+            }),
+          },
+          child,
+        )
+      : undefined;
+
     const everyPod = podDefaults(
       config.scheduling as Parameters<typeof podDefaults>[0],
       config.imagePullSecrets,
@@ -263,6 +283,7 @@ export class Pulp extends pulumi.ComponentResource {
       pulpcoreVersion: config.pulpcoreVersion,
       workerType: config.workerType,
       podIdentity: podIdentity?.runtime,
+      proxy: proxy?.runtime,
     };
 
     // A backup that comes in over http is unpacked into a DataVolume's PVC first: before anything stops,
@@ -460,6 +481,7 @@ export class Pulp extends pulumi.ComponentResource {
             pulpImage: config.image,
             s3SecretAccessKey: supplied.backupS3SecretAccessKey,
             podIdentity: podIdentity?.runtime,
+            proxy: proxy?.runtime,
             database: database.settings,
             databasePassword: database.password,
             artifacts: storage.claim ? storage.volume : undefined,
@@ -486,6 +508,8 @@ export class Pulp extends pulumi.ComponentResource {
           s3: s3 && contentHash(s3),
           // Only when set, so an install without it keeps its hash (and does not roll).
           ...(trust?.hash ? { trustedCa: trust.hash } : {}),
+          // The proxy's URLs reach the pods from a Secret, read when a container starts.
+          ...(config.proxy ? { proxy: contentHash(config.proxy) } : {}),
           // A restore over the live install starts the pods it stopped (a new template scales them back).
           ...(this.restoredBackup ? { restoredBackup: this.restoredBackup } : {}),
         }),

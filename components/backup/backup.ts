@@ -7,6 +7,7 @@ import { scratchSize, SMALL_DIR, STREAMING, TINY } from "../config/ephemeral";
 import { ParsedConfig } from "../config/schema";
 import { holds } from "../contract";
 import { databaseCaEnv, databaseCaMounts, databaseCaVolumes } from "../database/database";
+import { proxyEnv, ProxyRuntime } from "../proxy/proxy";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
 import {
   DB_FIELDS_KEY_FILE,
@@ -120,6 +121,8 @@ export interface BackupArgs extends InstallData {
   s3SecretAccessKey?: pulumi.Input<string>;
   /** The pods' identity (pulp:serviceAccount): the upload's, when backup.s3 has no key. */
   podIdentity?: PodIdentityRuntime;
+  /** pulp:proxy: the upload reaches the bucket through it (NO_PROXY spares in-cluster endpoints). */
+  proxy?: ProxyRuntime;
   /** A backup must not start before the first migration: there would be no schema to dump. */
   after: pulumi.Resource[];
 }
@@ -321,6 +324,7 @@ export class Backup extends pulumi.ComponentResource {
         { name: "S3_ENDPOINT_URL", value: s3.endpointUrl ?? "" },
         { name: "S3_REGION", value: s3.region ?? "" },
         ...credentials,
+        ...proxyEnv(args.proxy),
       ],
       terminationMessagePolicy: "FallbackToLogsOnError",
       volumeMounts: [

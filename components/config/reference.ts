@@ -150,6 +150,12 @@ export const CONFIG_REFERENCE: Record<ConfigKey, KeyDoc> = {
     meaning:
       "the identity api, content, worker and migration pods run as, for object storage without a static key (leave out `storage.s3.accessKeyId`): a ServiceAccount `<instance>-pulp` with `annotations` (EKS IRSA `eks.amazonaws.com/role-arn`, GKE `iam.gke.io/gcp-service-account`), and/or `awsWebIdentity: {roleArn, audience (sts.amazonaws.com), stsEndpointUrl}`, the projected token and `AWS_ROLE_ARN` that EKS's webhook would add, for a cluster without it (see [Object storage without keys](install.md#object-storage-without-keys))",
   },
+  proxy: {
+    type: "object",
+    default: "none",
+    meaning:
+      "`{httpProxy, httpsProxy, noProxy}`: `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` for api, content, worker, the migration Job and the backup upload: what reads them goes through the proxy (object storage and STS through boto3, requests, urllib), with `NO_PROXY` listing loopback, Pulp's Services by their short names, the database host, `.<namespace>`, `.svc`, `.cluster.local` and `kubernetes.default`, then `noProxy`. A URL with a password must be secret config (`pulumi config set --secret --path pulp:proxy.httpProxy`). Syncs do not read these variables (pulpcore's downloader): set `proxy_url` on the remote",
+  },
   trustedCa: {
     type: "object",
     default: "none",

@@ -509,6 +509,21 @@ function plainCredentialProblems(
       fix: secretSetCommand(key),
     });
   }
+  if (config.proxy && !secretConfigKeys.has("proxy")) {
+    for (const field of ["httpProxy", "httpsProxy"] as const) {
+      const url = config.proxy[field];
+      if (!url || !urlHasCredentials(url)) continue;
+      const key = keyOf(["proxy", field]);
+      problems.push({
+        key,
+        given: SECRET_GIVEN,
+        message:
+          "carries the proxy's user and password, and is in the stack config in plain text. Set it as a " +
+          "secret; the command asks for the URL and does not echo it",
+        fix: secretSetCommand(key),
+      });
+    }
+  }
   if (!secretConfigKeys.has("dataVolumes")) {
     config.dataVolumes.forEach((dv, i) => {
       if (!urlHasCredentials(dv.url)) return;

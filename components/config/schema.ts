@@ -181,6 +181,34 @@ const trustedCaSchema = z
   })
   .default({});
 
+const proxyUrl = z
+  .url({ error: "must be a proxy's URL, such as http://proxy.example.com:3128" })
+  .refine((v) => /^https?:\/\//.test(v), { error: "must be an http:// or https:// URL of the proxy" });
+
+/**
+ * An HTTP(S) proxy for what Pulp's processes reach beyond the cluster through libraries that read the
+ * standard variables: object storage and STS (boto3), requests and urllib. pulpcore's downloader (syncs)
+ * does not read them (pulpcore/download/factory.py: an aiohttp session without trust_env): a remote's
+ * `proxy_url` sends a sync through a proxy. `noProxy` adds to the in-cluster names the program lists.
+ */
+const proxySchema = z
+  .strictObject({
+    httpProxy: proxyUrl.optional(),
+    httpsProxy: proxyUrl.optional(),
+    noProxy: z
+      .array(
+        z.string().regex(/^[A-Za-z0-9.*:_[\]/-]+$/, {
+          error: 'must be a host, a domain (".corp.example.com"), an address or a CIDR, one per entry',
+        }),
+      )
+      .default([]),
+  })
+  .refine((p) => p.httpProxy !== undefined || p.httpsProxy !== undefined, {
+    error: "names no proxy: set httpProxy or httpsProxy (usually both, to the same URL)",
+  })
+  .optional();
+export type ProxyConfig = NonNullable<z.output<typeof proxySchema>>;
+
 /**
  * `ephemeral-storage`: the node's disk the container may use (logs, emptyDirs); unset, the program sets it
  * (components/config/ephemeral.ts).
@@ -638,6 +666,10 @@ export const configSchema = z.strictObject({
     serviceAccountSchema,
   ),
   trustedCa: trustedCaSchema,
+  proxy: z.preprocess(
+    (v) => (v && typeof v === "object" && Object.keys(v).length === 0 ? undefined : v),
+    proxySchema,
+  ),
   namespaceQuota: quotaSchema.default({}),
   migration: z
     .strictObject({

@@ -10,6 +10,7 @@ import { ProbeTuning, ResourcesConfig } from "../config/schema";
 import { scratchSize, TINY } from "../config/ephemeral";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
 import { databaseCaMounts, databaseCaVolumes } from "../database/database";
+import { proxyEnv, ProxyRuntime } from "../proxy/proxy";
 import {
   DatabaseSettings,
   DB_FIELDS_KEY_FILE,
@@ -48,6 +49,8 @@ export interface PulpRuntime {
   workerType: "pulpcore" | "redis";
   /** The identity the pods run as (pulp:serviceAccount), for object storage without static keys. */
   podIdentity?: PodIdentityRuntime;
+  /** pulp:proxy: the proxy variables, their URLs from a Secret. */
+  proxy?: ProxyRuntime;
 }
 
 /** Sets $py to the interpreter Pulp itself runs with (pulpcore-manager's shebang). */
@@ -110,6 +113,7 @@ export function pulpEnv(rt: PulpRuntime): k8s.types.input.core.v1.EnvVar[] {
     ...secretSetting("DATABASES__default__PASSWORD", rt.databasePassword),
     ...(rt.s3SecretKey ? secretSetting("STORAGES__default__OPTIONS__secret_key", rt.s3SecretKey) : []),
     ...identityEnv(rt.podIdentity),
+    ...proxyEnv(rt.proxy),
   ];
 }
 

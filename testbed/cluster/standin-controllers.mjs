@@ -7,6 +7,7 @@
 //
 //   postgresql.cnpg.io/v1 Cluster (not Ready yet): creates Secret <name>-app (unless
 //     spec.bootstrap.initdb.secret names one), <name>-superuser when enableSuperuserAccess is true,
+//     <name>-ca (ca.crt and ca.key: placeholders, no certificate; nothing here serves TLS),
 //     Services <name>-rw/-ro/-r, all owned by the Cluster; then sets status Ready=True,
 //     phase "Cluster in healthy state", instances/readyInstances = spec.instances.
 //   cdi.kubevirt.io/v1beta1 DataVolume (not Succeeded yet): creates the PVC of the same name
@@ -167,6 +168,14 @@ async function reconcileCluster(c) {
     if (await createIfMissing(authSecret(`${name}-app`, user, dbname)))
       log(`${id}: created Secret ${name}-app`);
   }
+  const ca = {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { ...meta(`${name}-ca`), labels: { ...labels, "cnpg.io/reload": "true" } },
+    type: "Opaque",
+    stringData: { "ca.crt": "stand-in: no certificate\n", "ca.key": "stand-in: no key\n" },
+  };
+  if (await createIfMissing(ca)) log(`${id}: created Secret ${name}-ca`);
   if (c.spec?.enableSuperuserAccess === true) {
     if (await createIfMissing(authSecret(`${name}-superuser`, "postgres", "*")))
       log(`${id}: created Secret ${name}-superuser`);

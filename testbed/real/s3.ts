@@ -1,10 +1,10 @@
 // Object storage for the real-Pulp tests: moto's S3 API server (testbed/s3) on the real node's bridge
 // address, where pods reach the host, so that a backup Job writes to it and a CDI importer reads a
 // presigned URL of it. Started and stopped by the test that needs it.
-import { ChildProcess, execFileSync, spawn } from "child_process";
-import * as net from "net";
+import { execFileSync, spawn } from "child_process";
 import * as path from "path";
 import { NODE_ADDRESS as HOST, REPO } from "../local/environment";
+import { freePort, listening } from "./hostServer";
 const CREDENTIALS = { AWS_ACCESS_KEY_ID: "testbed", AWS_SECRET_ACCESS_KEY: "testbed-secret-key" };
 
 export interface ObjectStorage {
@@ -18,36 +18,6 @@ export interface ObjectStorage {
   stop(): void;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, HOST, () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-}
-
-async function listening(port: number, child: ChildProcess, log: () => string): Promise<void> {
-  for (const deadline = Date.now() + 30_000; ;) {
-    if (child.exitCode !== null) throw new Error(`moto_server exited with ${child.exitCode}:\n${log()}`);
-    const up = await new Promise<boolean>((resolve) =>
-      net
-        .connect(port, HOST)
-        .on("connect", function (this: net.Socket) {
-          this.end();
-          resolve(true);
-        })
-        .on("error", () => resolve(false)),
-    );
-    if (up) return;
-    if (Date.now() > deadline)
-      throw new Error(`moto_server not listening on ${HOST}:${port} in 30 s:\n${log()}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
-
 /** Starts an S3 API server on the bridge address (the real node must be up). */
 export async function startObjectStorage(): Promise<ObjectStorage> {
   const bin = execFileSync("bash", [path.join(REPO, "testbed/s3/install.sh")], { encoding: "utf8" }).trim();
@@ -58,7 +28,7 @@ export async function startObjectStorage(): Promise<ObjectStorage> {
   let output = "";
   child.stdout!.on("data", (c) => (output = (output + c).slice(-4000)));
   child.stderr!.on("data", (c) => (output = (output + c).slice(-4000)));
-  await listening(port, child, () => output);
+  await listening("moto_server", port, child, () => output);
   const endpointUrl = `http://${HOST}:${port}`;
   const bucketPy = (...args: string[]) =>
     execFileSync(path.join(bin, "python3"), [path.join(REPO, "testbed/s3/bucket.py"), ...args], {

@@ -5,13 +5,16 @@
 // var or settings.py; a file uploaded with pulp-cli lands in the bucket, and the content app's redirect
 // to it is signed with a session token (the web identity's) and downloads with the same sha256. Backups
 // go to a second bucket the same way: `npm run backup -- now` puts the archive there, and `list` reads it.
+// All of it through pulp:proxy (proxy.py on the host): what reaches moto goes through the proxy, and
+// Pulp's in-cluster names, short and long, bypass it.
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { dropStack, freshStack, getJson, items, kubectl, mustPulumi } from "../../../testbed/harness";
 import { REPO } from "../../../testbed/local/environment";
 import { distributeFile, get, Pulp, pulpCli, sha256 } from "../../../testbed/real/clients";
-import { backupTool, lastJsonLine } from "../../../testbed/real/operate";
+import { backupTool, lastJsonLine, pulpShell } from "../../../testbed/real/operate";
+import { HttpProxy, startProxy } from "../../../testbed/real/proxy";
 import { DATABASE_PASSWORD, dropDatabase, ensureDatabase } from "../../../testbed/real/database";
 import { ObjectStorage, startObjectStorage } from "../../../testbed/real/s3";
 import { importImages, localImages, releaseConfig } from "../../../testbed/real/stack";
@@ -26,12 +29,14 @@ const BACKUPS = "pulp-keyless-backups";
 const ROLE = "arn:aws:iam::123456789012:role/pulp-artifacts";
 const ADMIN_PASSWORD = "keyless-admin-password-Wd3";
 let storage: ObjectStorage;
+let proxy: HttpProxy;
 let pulp: Pulp;
 
 beforeAll(
   async () => {
     importImages();
     storage = await startObjectStorage();
+    proxy = await startProxy();
     storage.createBucket(BUCKET);
     storage.createBucket(BACKUPS);
     const postgresql = localImages().postgresql;
@@ -44,6 +49,7 @@ beforeAll(
         ...releaseConfig(NS, DATABASE, "3.123.1"),
         storage: { s3: { bucket: BUCKET, endpointUrl: storage.endpointUrl, region: "us-east-1" } },
         serviceAccount: { awsWebIdentity: { roleArn: ROLE, stsEndpointUrl: storage.endpointUrl } },
+        proxy: { httpProxy: proxy.url, httpsProxy: proxy.url },
         backup: {
           enabled: true,
           image: postgresql,
@@ -67,6 +73,7 @@ beforeAll(
 
 afterAll(() => {
   storage?.stop();
+  proxy?.stop();
   if (!process.env.PULP_KEEP_STACK) {
     dropStack(STACK, NS);
     dropDatabase(DATABASE);
@@ -153,4 +160,39 @@ test("a backup goes to its bucket with the same identity: `now` uploads the arch
     .split("\n")
     .find((line) => line.startsWith(taken.id));
   expect(row?.split("\t")[5]).toBe("volume, s3");
+});
+
+// In the api pod, with the variables the program set: urllib (as boto3 and requests do) decides per host.
+const PROXY_CHECK = (urls: string[]) => `
+import json, urllib.request, urllib.error
+seen = {}
+for url in ${JSON.stringify(urls)}:
+    try:
+        seen[url] = urllib.request.urlopen(url, timeout=10).status
+    except urllib.error.HTTPError as e:
+        seen[url] = e.code
+print(json.dumps(seen))
+`;
+
+test("through pulp:proxy: the bucket and STS were reached through it; Pulp's in-cluster names, short and long, bypass it", () => {
+  const moto = new URL(storage.endpointUrl).host;
+  // The upload, the web identity exchange and the backup's upload above went to moto through the proxy.
+  expect(proxy.forwarded()).toContain(moto);
+  const before = proxy.forwarded().length;
+  const inCluster = [
+    "http://pulp-content:24816/pulp/content/",
+    `http://pulp-api.${NS}:24817/pulp/api/v3/status/`,
+    `http://pulp-web.${NS}.svc.cluster.local:8080/pulp/api/v3/status/`,
+  ];
+  const seen = JSON.parse(
+    pulpShell(NS, "pulp", PROXY_CHECK([...inCluster, storage.endpointUrl]))
+      .split("\n")
+      .at(-1)!,
+  );
+  for (const url of inCluster)
+    expect({ url, status: seen[url] }).toEqual({ url, status: expect.any(Number) });
+  // The proxy logs a request once its connection closes: moto's from this check is there, and no
+  // in-cluster name ever reached it.
+  expect(proxy.forwarded().slice(before)).toContain(moto);
+  expect(proxy.forwarded().filter((host) => /pulp-|\.svc|cluster\.local/.test(host))).toEqual([]);
 });
