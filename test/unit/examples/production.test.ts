@@ -68,6 +68,17 @@ test("the header lists the secrets to set, each one the program reads", () => {
   for (const name of listedSecrets) expect(SECRET_NAMES as readonly string[]).toContain(name);
 });
 
+test("the README's and docs/install.md's install steps set exactly those secrets", () => {
+  // A secret set that the example does not use is refused (an S3 secret without its key, for one).
+  for (const doc of ["README.md", "docs/install.md"]) {
+    const steps = fs.readFileSync(path.join(REPO, doc), "utf8");
+    const block = /```sh\n(pulumi stack init production[\s\S]*?)```/.exec(steps)?.[1];
+    expect({ doc, found: block !== undefined }).toEqual({ doc, found: true });
+    const set = [...block!.matchAll(/pulumi config set --secret pulp:(\w+)/g)].map((m) => m[1]).sort();
+    expect({ doc, set }).toEqual({ doc, set: [...listedSecrets].sort() });
+  }
+});
+
 test("parseConfig accepts the example with those secrets and reports no problem", () => {
   const supplied = new Set(listedSecrets as SecretName[]);
   let problems: string[] = [];
