@@ -128,8 +128,17 @@ export function diagnose(s: Snapshot): Finding[] {
     }
   }
 
+  // A volume that failed to attach or mount and then did (the kubelet retries; under load its Secret cache
+  // can time out once) is history once the pod has started, and nobody waits on a spare pod of a Job that
+  // has succeeded.
+  const settled = (object: string) => {
+    const pod = s.pods.find((p) => `Pod/${p.name}` === object);
+    if (!pod) return false;
+    const jobDone = pod.job !== undefined && s.jobs.some((j) => j.name === pod.job && j.succeeded > 0);
+    return pod.phase !== "Pending" || jobDone;
+  };
   for (const e of s.events) {
-    if (e.type !== "Warning") continue;
+    if (e.type !== "Warning" || settled(e.object)) continue;
     if (e.reason === "FailedAttachVolume" && /Multi-Attach/.test(e.message)) {
       add({
         severity: "problem",

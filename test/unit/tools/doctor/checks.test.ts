@@ -236,6 +236,46 @@ test("a pending pod of a Job that has succeeded is nobody's wait; one its node d
   ]);
 });
 
+test("a volume that failed to mount is a problem while its pod waits; once the pod has run, or its Job succeeded, it is history", () => {
+  const s = healthy();
+  const failedMount = (pod: string) => ({
+    type: "Warning",
+    reason: "FailedMount",
+    message:
+      'MountVolume.SetUp failed for volume "settings" : failed to sync secret cache: timed out waiting for the condition',
+    object: `Pod/${pod}`,
+    count: 1,
+    last: ago(60),
+  });
+  const waiting = {
+    name: "pulp-api-b",
+    component: "api",
+    phase: "Pending",
+    created: ago(90),
+    ready: "False",
+    containers: [],
+  };
+  s.pods.push(waiting);
+  s.events.push(failedMount("pulp-api-b"));
+  expect(brief(diagnose(s))).toEqual(["problem pod/pulp-api-b"]);
+  // The same pod, started since: the kubelet's retry mounted it.
+  s.pods[3] = { ...waiting, phase: "Running", ready: "True" };
+  expect(diagnose(s)).toEqual([]);
+  // The migration Job's pod, done (as after every fresh install in CI, 2026-11-26), and a spare pod of it.
+  s.pods.push(
+    {
+      ...waiting,
+      name: "pulp-migrate-1a2b-f9n24",
+      component: "migration",
+      phase: "Succeeded",
+      job: "pulp-migrate-1a2b",
+    },
+    { ...waiting, name: "pulp-migrate-1a2b-x7k2p", component: "migration", job: "pulp-migrate-1a2b" },
+  );
+  s.events.push(failedMount("pulp-migrate-1a2b-f9n24"), failedMount("pulp-migrate-1a2b-x7k2p"));
+  expect(diagnose(s)).toEqual([]);
+});
+
 test("Multi-Attach: a problem that names ReadWriteMany and object storage", () => {
   const s = healthy();
   s.events.push({
