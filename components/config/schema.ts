@@ -66,6 +66,10 @@ const asText = (v: unknown) => (typeof v === "number" ? String(v) : v);
 const quantity = z.preprocess(asText, formatted(quantityProblem));
 /** A size: a quantity above zero (the API server refuses a zero-sized volume or import). */
 const size = z.preprocess(asText, formatted(positiveQuantityProblem));
+/** An optional object key whose Pulumi.yaml default is {}: {} means unset, and stays out of the config. */
+const emptyIsUnset = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v && typeof v === "object" && Object.keys(v).length === 0 ? undefined : v), schema);
+
 const wholeNumber = (min: number, max: number) =>
   z
     .number({ error: `must be a whole number from ${min} to ${max}` })
@@ -330,11 +334,13 @@ const webServiceSchema = z.strictObject({
     .default([]),
 });
 
+export type WebService = z.output<typeof webServiceSchema>;
+const WEB_SERVICE_DEFAULTS: WebService = webServiceSchema.parse({});
+
 /** pulp-web's Service as configured, or the defaults (a ClusterIP Service on 8080) when unset. */
 export function webService(web: { service?: WebService }): WebService {
-  return web.service ?? webServiceSchema.parse({});
+  return web.service ?? WEB_SERVICE_DEFAULTS;
 }
-export type WebService = z.output<typeof webServiceSchema>;
 
 const webSchema = z
   .strictObject({
@@ -651,25 +657,16 @@ export const configSchema = z.strictObject({
   dataVolumes: z.array(dataVolume).default([]),
   backup: backupSchema,
   // Pulumi.yaml declares it with the default {}: no restore.
-  restore: z.preprocess(
-    (v) => (v && typeof v === "object" && Object.keys(v).length === 0 ? undefined : v),
-    restoreSchema.optional(),
-  ),
+  restore: emptyIsUnset(restoreSchema.optional()),
   scheduling: schedulingSchema,
   /**
    * Secrets of type kubernetes.io/dockerconfigjson in the namespace, for every pod the program creates
    * (api, content, worker, web, Redis, the migration Job) and the CloudNativePG cluster's pods.
    */
   imagePullSecrets: z.array(formatted(dnsSubdomainProblem)).default([]),
-  serviceAccount: z.preprocess(
-    (v) => (v && typeof v === "object" && Object.keys(v).length === 0 ? undefined : v),
-    serviceAccountSchema,
-  ),
+  serviceAccount: emptyIsUnset(serviceAccountSchema),
   trustedCa: trustedCaSchema,
-  proxy: z.preprocess(
-    (v) => (v && typeof v === "object" && Object.keys(v).length === 0 ? undefined : v),
-    proxySchema,
-  ),
+  proxy: emptyIsUnset(proxySchema),
   namespaceQuota: quotaSchema.default({}),
   migration: z
     .strictObject({
