@@ -9,6 +9,7 @@ import { SecretName } from "./config/rules";
 import { Database } from "./database/database";
 import { PodIdentity, wantsIdentity } from "./identity/podIdentity";
 import { noProxyList, Proxy } from "./proxy/proxy";
+import { Signing, signing } from "./signing/signing";
 import { PulpIngress } from "./ingress/ingress";
 import { JobGuard } from "./migration/jobGuard";
 import { MigrationJob } from "./migration/migrationJob";
@@ -241,6 +242,16 @@ export class Pulp extends pulumi.ComponentResource {
         )
       : undefined;
 
+    // Checked with the config (rules.ts): pulp:signing and pulp:signingKey come together.
+    const signer =
+      config.signing && supplied.signingKey
+        ? new Signing(
+            `${name}-signing`,
+            { namespace, identity, signing: config.signing, key: supplied.signingKey },
+            child,
+          )
+        : undefined;
+
     const everyPod = podDefaults(
       config.scheduling as Parameters<typeof podDefaults>[0],
       config.imagePullSecrets,
@@ -454,6 +465,7 @@ export class Pulp extends pulumi.ComponentResource {
         clearStaleAppStatus: decision.migration.clearStaleAppStatus,
         restoredBackup: this.restoredBackup,
         clearCache: decision.migration.clearCache,
+        signing: signer?.runtime,
         after: [
           jobGuard,
           this.settings.secret,
@@ -517,8 +529,11 @@ export class Pulp extends pulumi.ComponentResource {
     );
 
     // In the decided order; each waits for the Deployments the decision names (workers first in an upgrade).
+    // Only the workers sign (in tasks): only their pods get the key, and only they roll for a new one.
+    const signs = (process: PulpProcess) => (process === "worker" ? signer?.runtime : undefined);
     for (const process of decision.creation) {
       const component = config[process];
+      const signingRt = signs(process);
       this.workloads[process] = new Workload(
         `${name}-${process}`,
         {
@@ -527,7 +542,9 @@ export class Pulp extends pulumi.ComponentResource {
           component: process,
           runsPulp: true,
           replicas: replicas[process],
-          configHash,
+          configHash: signingRt
+            ? pulumi.all([configHash, signingRt.hash]).apply(([base, key]) => contentHash({ base, key }))
+            : configHash,
           service:
             process === "api"
               ? { port: API_PORT, targetPort: API_PORT }
@@ -546,13 +563,25 @@ export class Pulp extends pulumi.ComponentResource {
             initContainers: [
               initDirsContainer(runtime),
               ...(trust ? [trust.initContainer(runtime.image)] : []),
+              ...(signingRt ? [signingRt.initContainer(runtime.image)] : []),
             ],
             containers: [
-              trusting(trust, pulpContainer(process, runtime, component.resources, component.probes)),
+              signing(
+                signingRt,
+                trusting(trust, pulpContainer(process, runtime, component.resources, component.probes)),
+              ),
             ],
-            volumes: [...pulpVolumes(runtime, component.resources), ...(trust?.volumes ?? [])],
+            volumes: [
+              ...pulpVolumes(runtime, component.resources),
+              ...(trust?.volumes ?? []),
+              ...(signingRt?.volumes ?? []),
+            ],
           },
-          after: [this.migration.job, ...decision.waitFor[process].map((p) => this.workloads[p]!.rolledOut)],
+          after: [
+            this.migration.job,
+            ...(signingRt?.resources ?? []),
+            ...decision.waitFor[process].map((p) => this.workloads[p]!.rolledOut),
+          ],
         },
         child,
       );

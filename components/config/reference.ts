@@ -156,6 +156,12 @@ export const CONFIG_REFERENCE: Record<ConfigKey, KeyDoc> = {
     meaning:
       "`{httpProxy, httpsProxy, noProxy}`: `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` for api, content, worker, the migration Job and the backup upload: what reads them goes through the proxy (object storage and STS through boto3, requests, urllib), with `NO_PROXY` listing loopback, Pulp's Services by their short names, the database host, `.<namespace>`, `.svc`, `.cluster.local` and `kubernetes.default`, then `noProxy`. A URL with a password must be secret config (`pulumi config set --secret --path pulp:proxy.httpProxy`). Syncs do not read these variables (pulpcore's downloader): set `proxy_url` on the remote",
   },
+  signing: {
+    type: "object",
+    default: "none",
+    meaning:
+      '`{services: [{name, kind}]}`: Pulp signing services the program registers with the key in the secret `pulp:signingKey` (one ASCII-armored private key without a passphrase: `gpg --armor --export-secret-keys "$SIGNING_KEY_ID" | pulumi config set --secret pulp:signingKey`). `kind` `detached` (`core:AsciiArmoredDetachedSigningService`: rpm repository metadata, ansible collections) or `apt` (`deb:AptReleaseSigningService`: `Release.gpg` and `InRelease`). Only the workers and the Job `<instance>-signing-services` hold the key; a new key updates each service in place, so repositories keep their service and sign with the new key (see [Signing services](operations.md#signing-services))',
+  },
   trustedCa: {
     type: "object",
     default: "none",

@@ -10,7 +10,7 @@ import {
   valueAt,
 } from "./problems";
 import { adminPasswordProblem } from "./strength";
-import { fernetKeyProblem, nonEmptySecretProblem } from "./validators";
+import { fernetKeyProblem, nonEmptySecretProblem, signingKeyProblem } from "./validators";
 import { ParsedConfig, webService } from "./schema";
 import { ephemeralStorageProblems } from "./ephemeral";
 
@@ -23,6 +23,7 @@ export const SECRET_NAMES = [
   "s3SecretAccessKey",
   "backupS3SecretAccessKey",
   "restoreS3SecretAccessKey",
+  "signingKey",
 ] as const;
 export type SecretName = (typeof SECRET_NAMES)[number];
 
@@ -43,7 +44,15 @@ const SECRET_RULES: Record<SecretName, (value: string) => string | undefined> = 
   s3SecretAccessKey: nonEmptySecretProblem,
   backupS3SecretAccessKey: nonEmptySecretProblem,
   restoreS3SecretAccessKey: nonEmptySecretProblem,
+  signingKey: signingKeyProblem,
 };
+
+/**
+ * Sets pulp:signingKey from gpg: a key of many lines cannot be typed at the prompt `pulumi config set
+ * --secret` shows, and a pipe keeps it out of the shell's history.
+ */
+export const SET_SIGNING_KEY =
+  'gpg --armor --export-secret-keys "$SIGNING_KEY_ID" | pulumi config set --secret pulp:signingKey';
 
 /**
  * The supplied secret values, each checked for the format and strength Pulp needs. The problems never
@@ -67,7 +76,11 @@ export function checkSecrets(values: Partial<Record<SecretName, string>>): Confi
           ? "; on an install that already encrypted data, set the key it was created with"
           : ""),
       // Removing a generated secret lets the program generate one; the others prompt for the value.
-      fix: generated ? removeCommand(keyOf([name])) : secretSetCommand(keyOf([name])),
+      fix: generated
+        ? removeCommand(keyOf([name]))
+        : name === "signingKey"
+          ? SET_SIGNING_KEY
+          : secretSetCommand(keyOf([name])),
       ...(generated && name !== "dbFieldsEncryptionKey"
         ? { alternatives: [secretSetCommand(keyOf([name]))] }
         : {}),
@@ -233,6 +246,23 @@ export function checkRules(
       "pulp:s3SecretAccessKey is set, but not the key it belongs to",
       setCommand("pulp:storage.s3.accessKeyId", "AKIAEXAMPLE"),
       removeCommand("pulp:s3SecretAccessKey"),
+    );
+  }
+  // Signing: the services and their key go together.
+  if (config.signing && !suppliedSecrets.has("signingKey")) {
+    add(
+      ["signing"],
+      "names signing services, but their key, pulp:signingKey, is not set",
+      SET_SIGNING_KEY,
+      removeCommand("pulp:signing"),
+    );
+  }
+  if (!config.signing && suppliedSecrets.has("signingKey")) {
+    add(
+      ["signingKey"],
+      "is set, but pulp:signing names no service to sign with it",
+      `pulumi config set --path 'pulp:signing.services[0].name' rpm-metadata && pulumi config set --path 'pulp:signing.services[0].kind' detached`,
+      removeCommand("pulp:signingKey"),
     );
   }
   if (config.backup.s3?.accessKeyId !== undefined && !suppliedSecrets.has("backupS3SecretAccessKey")) {

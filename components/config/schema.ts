@@ -214,6 +214,40 @@ const proxySchema = z
 export type ProxyConfig = NonNullable<z.output<typeof proxySchema>>;
 
 /**
+ * Pulp's signing services, one key for all of them (pulp:signingKey). `kind` picks the script the program ships
+ * and the class pulpcore registers it as: `detached` (core:AsciiArmoredDetachedSigningService, what pulp_rpm
+ * signs repository metadata with, and pulp_ansible collections) or `apt` (deb:AptReleaseSigningService,
+ * Release.gpg and InRelease). Names are what repositories refer to (`--metadata-signing-service <name>`).
+ */
+export const SIGNING_KINDS = {
+  detached: "core:AsciiArmoredDetachedSigningService",
+  apt: "deb:AptReleaseSigningService",
+} as const;
+export type SigningKind = keyof typeof SIGNING_KINDS;
+
+const signingSchema = z
+  .strictObject({
+    services: z
+      .array(
+        z.strictObject({
+          name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, {
+            error:
+              "must be a signing service name: letters, digits, '.', '_' and '-', at most 100 characters",
+          }),
+          kind: z.enum(Object.keys(SIGNING_KINDS) as [SigningKind, ...SigningKind[]], {
+            error: `must be one of ${Object.keys(SIGNING_KINDS).join(", ")}`,
+          }),
+        }),
+      )
+      .min(1, { error: "names no service: add one, such as {name: rpm-metadata, kind: detached}" })
+      .refine((list) => new Set(list.map((s) => s.name)).size === list.length, {
+        error: "names a service twice: each name is one service in Pulp",
+      }),
+  })
+  .optional();
+export type SigningConfig = NonNullable<z.output<typeof signingSchema>>;
+
+/**
  * `ephemeral-storage`: the node's disk the container may use (logs, emptyDirs); unset, the program sets it
  * (components/config/ephemeral.ts).
  */
@@ -667,6 +701,7 @@ export const configSchema = z.strictObject({
   serviceAccount: emptyIsUnset(serviceAccountSchema),
   trustedCa: trustedCaSchema,
   proxy: emptyIsUnset(proxySchema),
+  signing: emptyIsUnset(signingSchema),
   namespaceQuota: quotaSchema.default({}),
   migration: z
     .strictObject({

@@ -111,3 +111,22 @@ export function caCertificatesProblem(pem: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * The signing key as `gpg --armor --export-secret-keys` prints it: one ASCII-armored private key block. A
+ * public key, a binary export or a fingerprint would only fail later, in the Job that registers the services.
+ * Whether it holds exactly one key without a passphrase is checked there, by gpg itself.
+ */
+export function signingKeyProblem(value: string): string | undefined {
+  const begin = "-----BEGIN PGP PRIVATE KEY BLOCK-----";
+  const end = "-----END PGP PRIVATE KEY BLOCK-----";
+  const text = value.trim();
+  if (text.includes("-----BEGIN PGP PUBLIC KEY BLOCK-----") && !text.includes(begin)) {
+    return "the private key (gpg --armor --export-secret-keys <fingerprint>), not the public key";
+  }
+  if (!text.startsWith(begin) || !text.endsWith(end)) {
+    return `one ASCII-armored private key, as gpg --armor --export-secret-keys <fingerprint> prints it (${begin} ... ${end})`;
+  }
+  if (text.split(begin).length !== 2) return "one private key block, not several";
+  return undefined;
+}

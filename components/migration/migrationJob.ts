@@ -6,6 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { ResourcesConfig } from "../config/schema";
 import { SETTINGS_PATH } from "../settings/render";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
+import { signing, SigningRuntime } from "../signing/signing";
 import { contentHash } from "../common/hash";
 import { fixedName, Identity, runningLabels } from "../common/labels";
 import { deepMerge, PodSpecOverrides } from "../common/merge";
@@ -53,9 +54,15 @@ export interface MigrationJobArgs {
   restoredBackup?: string;
   /** Delete Pulp's cached responses after `migrate` (a restore replaced what they were cached from). */
   clearCache?: boolean;
+  /** pulp:signing: registers the services after `migrate`, again whenever the key or the services change. */
+  signing?: SigningRuntime;
   /** Settings, secrets, database and storage: the Job itself must wait for them, not only this component. */
   after: pulumi.Resource[];
 }
+
+/** Registers pulp:signing's services (components/signing/register.py) with the key the init container imported. */
+export const REGISTER_SIGNING_SERVICES =
+  "/usr/local/bin/pulpcore-manager shell -c \"exec(open('/etc/pulp/signing/scripts/register.py').read())\"";
 
 const isEmpty = (o?: object) => o === undefined || Object.keys(o).length === 0;
 
@@ -126,6 +133,8 @@ export class MigrationJob extends pulumi.ComponentResource {
   readonly jobName: string;
   /** Runs `reset-admin-password` again when pulp:adminPassword changes. */
   readonly resetJob: k8s.batch.v1.Job;
+  /** Registers pulp:signing's services (when set). */
+  readonly signingJob?: k8s.batch.v1.Job;
 
   constructor(name: string, args: MigrationJobArgs, opts?: pulumi.ComponentResourceOptions) {
     super("pulp:migration:MigrationJob", name, {}, opts);
@@ -233,6 +242,39 @@ export class MigrationJob extends pulumi.ComponentResource {
         customTimeouts: { create: "10m", update: "10m" },
       },
     );
+
+    // The signing services: after `migrate` (their tables), and again under the same name when the key, the
+    // services or their scripts change, or the database was restored (a backup's services may differ).
+    if (args.signing) {
+      const sign = args.signing;
+      this.signingJob = new k8s.batch.v1.Job(
+        `${name}-signing-services`,
+        {
+          metadata: {
+            name: fixedName(args.identity, "signing-services"),
+            namespace: args.namespace,
+            labels: podLabels,
+            annotations: { "pulumi.com/replaceUnready": "true" },
+          },
+          spec: {
+            backoffLimit: args.backoffLimit,
+            template: {
+              metadata: { labels: podLabels, annotations: args.podAnnotations },
+              spec: pulpJobPodSpec(args, REGISTER_SIGNING_SERVICES, sign),
+            },
+          },
+        },
+        {
+          parent: this,
+          dependsOn: [this.job, ...sign.resources],
+          replacementTrigger: pulumi
+            .all([sign.hash, args.restoredBackup ?? ""])
+            .apply(([hash, restored]) => contentHash({ hash, restored }, 16)),
+          deleteBeforeReplace: true,
+          customTimeouts: { create: "10m", update: "10m" },
+        },
+      );
+    }
     this.registerOutputs({ jobName: this.jobName });
   }
 }
@@ -241,7 +283,7 @@ export class MigrationJob extends pulumi.ComponentResource {
  * The pod of the migration Job and of the reset Job: Pulp's settings, secrets and volumes, one command. The
  * container is "migrate" in both, so pulp:migration.podSpecOverrides, merged by container name, reach both.
  */
-function pulpJobPodSpec(args: MigrationJobArgs, script: string) {
+function pulpJobPodSpec(args: MigrationJobArgs, script: string, signingRt?: SigningRuntime) {
   const rt = args.runtime;
   return restricted(
     deepMerge<k8s.types.input.core.v1.PodSpec>(
@@ -250,9 +292,9 @@ function pulpJobPodSpec(args: MigrationJobArgs, script: string) {
         restartPolicy: "Never",
         enableServiceLinks: false, // see Workload: dynaconf would read service-link env as settings
         ...(rt.podIdentity ? { serviceAccountName: rt.podIdentity.serviceAccountName } : {}),
-        initContainers: [initDirsContainer(rt)],
+        initContainers: [initDirsContainer(rt), ...(signingRt ? [signingRt.initContainer(rt.image)] : [])],
         containers: [
-          {
+          signing(signingRt, {
             name: "migrate",
             image: rt.image,
             command: ["/bin/sh", "-c", script],
@@ -267,12 +309,14 @@ function pulpJobPodSpec(args: MigrationJobArgs, script: string) {
                   secretKeyRef: { name: args.adminPassword.name, key: args.adminPassword.key },
                 },
               },
+              // No PULP_ prefix either: register.py reads it.
+              ...(signingRt ? [{ name: "SIGNING_SERVICES", value: signingRt.services }] : []),
             ],
             volumeMounts: pulpVolumeMounts(rt),
             resources: args.resources,
-          },
+          }),
         ],
-        volumes: pulpVolumes(rt, args.resources),
+        volumes: [...pulpVolumes(rt, args.resources), ...(signingRt?.volumes ?? [])],
       },
       args.podSpecOverrides ?? {},
     ),

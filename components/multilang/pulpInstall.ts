@@ -43,6 +43,8 @@ export interface PulpInstallArgs {
   backupS3SecretAccessKey?: pulumi.Input<string>;
   /** The S3 secret access key to restore from (`pulp:restoreS3SecretAccessKey`), with `restore.s3`. */
   restoreS3SecretAccessKey?: pulumi.Input<string>;
+  /** The signing services' key, one ASCII-armored private key (`pulp:signingKey`), with `signing`. */
+  signingKey?: pulumi.Input<string>;
   /**
    * The kubeconfig (a path or the content) of the cluster the Kubernetes provider deploys to: where the
    * upgrade history is read and the stop-the-world step and job guard make their API calls. Left out

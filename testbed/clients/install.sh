@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The clients the real-Pulp tests use, as a user would: pulp-cli (PyPI, hash-locked in
-# requirements.txt) in a venv outside the checkout, skopeo and psql (Debian). Prints the venv's bin dir.
+# requirements.txt) in a venv outside the checkout, skopeo, psql and gpg (Debian). Prints the venv's bin dir.
 #
 #   testbed/clients/install.sh          install what is missing
 #   testbed/clients/install.sh --lock   regenerate requirements.txt from requirements.in
@@ -10,7 +10,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$HERE/../lib/locked-venv.sh"
 locked_venv "$HERE" "${PULP_CLIENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pulp-pulumi-clients}" pulp "${1:-}"
 # command, Debian package
-for tool in "skopeo skopeo" "psql postgresql-client"; do
+for tool in "skopeo skopeo" "psql postgresql-client" "gpg gpg"; do
   read -r cmd pkg <<<"$tool"
   command -v "$cmd" >/dev/null && continue
   [[ $(id -u) == 0 ]] || { echo "clients: $cmd is missing (apt-get install $pkg)" >&2; exit 1; }

@@ -8,6 +8,7 @@
 import { parseConfig } from "../../components/config/parse";
 import { ConfigError, ConfigProblem, keyOf, setCommand } from "../../components/config/problems";
 import { SecretName } from "../../components/config/rules";
+import { SigningKind } from "../../components/config/schema";
 import { FLOATING_TAGS, imageProblem } from "../../components/config/formats";
 import { WEB_PORT } from "../../components/web/nginx";
 import {
@@ -61,6 +62,10 @@ export const MAPPED: Record<Scope, Record<string, string>> = {
     db_fields_encryption_secret:
       "secret `dbFieldsEncryptionKey`, from the key `database_fields.symmetric.key` of that Secret (default `<name>-db-fields-encryption`)",
     enable_debugging: "`extraSettings.LOGGING`: DEBUG for every logger, as the operator sets it",
+    signing_secret:
+      "secret `signingKey`, from the key `signing_service.gpg` of that Secret, when `signing_scripts` names a service",
+    signing_scripts:
+      "`signing.services`, by the scripts that Secret holds: collection_script.sh and rpm_script.sh become `detached` services, apt_script.sh an `apt` one, under the operator's names (collection-, rpm-, apt-signing-service), so repositories keep them; the program's own scripts replace the operator's; container_script.sh is not converted",
     file_storage_access_mode:
       "`storage.pvc.accessMode`; `ReadWriteOnce` becomes `ReadWriteMany`, with a note (refused here: the api, content and worker pods of several nodes mount the volume)",
     file_storage_size: "`storage.pvc.size`",
@@ -155,8 +160,13 @@ const NGINX_LIMITS =
   "the program's own nginx and Ingress limits apply (no body limit, reads and sends 600 s, connects 60 s); change them with `ingress.annotations`";
 const SERVICE_ACCOUNT =
   "no labels for the ServiceAccount: the program's ServiceAccount `<instance>-pulp` carries its own (its annotations: sa_annotations)";
-const SIGNING =
-  "no signing service option: mount the key and script with `podSpecOverrides`, then `pulpcore-manager add-signing-service` in an api pod";
+/** pulp-operator's signing scripts (its Secret `signing_scripts`) and the services it registers for each. */
+const OPERATOR_SIGNING: Record<string, { name: string; kind: SigningKind } | undefined> = {
+  "collection_script.sh": { name: "collection-signing-service", kind: "detached" },
+  "rpm_script.sh": { name: "rpm-signing-service", kind: "detached" },
+  "apt_script.sh": { name: "apt-signing-service", kind: "apt" },
+  "container_script.sh": undefined,
+};
 const GUNICORN = "the program runs the image's entry points with their own gunicorn settings: no option";
 const CNPG_IMAGE =
   "CloudNativePG runs its own PostgreSQL images: `database.cloudnativepg.imageName` (e.g. `ghcr.io/cloudnative-pg/postgresql:17`), unset for the operator's default";
@@ -191,9 +201,8 @@ export const UNMAPPED: Record<Scope, Record<string, string>> = {
     route_tls_secret:
       "the program's Routes use edge TLS with the router's certificate; a certificate of your own is not supported here",
     sa_labels: SERVICE_ACCOUNT,
-    signing_job: SIGNING,
-    signing_scripts: SIGNING,
-    signing_secret: SIGNING,
+    signing_job:
+      "the program registers the signing services in its Job `<instance>-signing-services`, with `pulp:migration`'s resources, pod annotations and podSpecOverrides",
     sso_secret: "no single sign-on option: configure it through `extraSettings`",
     telemetry:
       "no OpenTelemetry sidecar option: add a collector with `podSpecOverrides.containers`, and the `OTEL_*` env",
@@ -334,6 +343,7 @@ class Converter {
     this.database();
     this.cache();
     this.keys();
+    this.signing();
     this.pulpSettings();
     this.backups();
     this.fieldNotes();
@@ -816,6 +826,52 @@ class Converter {
     if (resources) this.set(["migration", "resources"], resources);
     const env = this.env("migration_job.container.env_vars", "pulp:migration.podSpecOverrides", job.env_vars);
     if (env.length > 0) this.set(["migration", "podSpecOverrides", "containers"], [{ name: "migrate", env }]);
+  }
+
+  /** signing_secret and signing_scripts: the key, and a service for each script the operator registers. */
+  private signing(): void {
+    const secret = text(this.spec.signing_secret);
+    const scripts = text(this.spec.signing_scripts);
+    if (!secret || !scripts) {
+      const [field, other] = secret
+        ? ["signing_secret", "signing_scripts"]
+        : ["signing_scripts", "signing_secret"];
+      if (secret || scripts) {
+        this.note(
+          field,
+          `set without ${other}: the operator registers no signing service then; not converted (to sign here, ` +
+            "set pulp:signing and pulp:signingKey, docs/operations.md)",
+        );
+      }
+      return;
+    }
+    const view = this.secret(scripts, "signing_scripts", ["the names of the scripts it holds"]);
+    if (!view) return;
+    const services = view.keys.flatMap((file) => {
+      const service = OPERATOR_SIGNING[file];
+      if (file in OPERATOR_SIGNING && !service) {
+        this.note(
+          "signing_scripts",
+          `${file}: container manifest signing is not offered here; the operator's container-signing-service ` +
+            "stays in Pulp as it was registered, with the operator's script path",
+        );
+      }
+      return service ? [service] : [];
+    });
+    if (services.length === 0) {
+      this.note(
+        "signing_scripts",
+        `the Secret ${scripts} holds no script this program signs with; not converted`,
+      );
+      return;
+    }
+    this.set(["signing", "services"], services);
+    this.secretFrom("signingKey", secret, "signing_service.gpg", "signing_secret");
+    this.note(
+      "signing_scripts",
+      "the program's scripts replace the operator's: the first `up` updates each service in place (same name, " +
+        "so repositories keep it) after a test signature with the key",
+    );
   }
 
   /** custom_pulp_settings, read first: its CONTENT_ORIGIN and others win over the CR's fields. */

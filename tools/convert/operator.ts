@@ -140,6 +140,11 @@ export function references(cr: KubeObject): References {
   if (s3) {
     out.secrets.push({ name: s3, configKeys: Object.values(S3), why: "object_storage_s3_secret" });
   }
+  const signingScripts = text(spec.signing_scripts);
+  if (signingScripts && text(spec.signing_secret)) {
+    out.secrets.push({ name: text(spec.signing_secret)!, configKeys: [], why: "signing_secret" });
+    out.secrets.push({ name: signingScripts, configKeys: [], why: "signing_scripts" });
+  }
   const settings = text(spec.custom_pulp_settings);
   if (settings) out.configMaps.push({ name: settings, why: "custom_pulp_settings" });
   return out;

@@ -180,7 +180,25 @@ export function diagnose(s: Snapshot): Finding[] {
     s.jobs
       .filter((j) => j.component === component && restoring(j.name) === restore)
       .sort((a, b) => Date.parse(b.created) - Date.parse(a.created))[0];
-  const migration = newest("migration");
+  // The Jobs that run Pulp's manager commands share the migration component: each kind is judged by its newest.
+  const managerJobs = s.jobs.filter((j) => j.component === "migration");
+  const newestNamed = (match: (name: string) => boolean) =>
+    managerJobs.filter((j) => match(j.name)).sort((a, b) => Date.parse(b.created) - Date.parse(a.created))[0];
+  for (const [what, name] of [
+    ["the signing services' registration", `${s.instance}-signing-services`],
+    ["the admin password's reset", `${s.instance}-reset-admin-password`],
+  ]) {
+    const job = newestNamed((n) => n === name);
+    if (job?.failure) {
+      add({
+        severity: "problem",
+        subject: `job/${job.name}`,
+        what: `${what} failed (${job.failure.reason})${job.said ? `: ${job.said}` : ""}`,
+        fix: `kubectl logs job/${job.name} ${ns}; fix the cause, then pulumi up (the failed Job is replaced)`,
+      });
+    }
+  }
+  const migration = newestNamed((n) => n.startsWith(`${s.instance}-migrate-`));
   if (migration?.failure) {
     add({
       severity: "problem",

@@ -31,6 +31,7 @@ import {
 } from "../../../testbed/real/clients";
 import { ensureCnpgOperator, hibernate, wake } from "../../../testbed/real/cnpg";
 import { serveFilesOverHttps } from "../../../testbed/real/httpsFiles";
+import { dropKey, newSigningKey, verifies } from "../../../testbed/real/gpg";
 import { doctor, pulpShell } from "../../../testbed/real/operate";
 import { busyboxArchive, importImages, ONE_POD_EACH } from "../../../testbed/real/stack";
 import { ensureTls } from "../../../testbed/tls/selfSigned";
@@ -495,4 +496,88 @@ test("container registry with token auth on: skopeo pushes and pulls with a bear
   // And without credentials the token server gives no pull rights to a private push repository.
   const anonymous = await get(`${ORIGIN}/v2/test/busybox/manifests/token`);
   expect(anonymous.status).toBe(401);
+});
+
+// pulp:signing registers the service (no add-signing-service by hand), the workers sign with the key, and a
+// new key reaches the same service, which repositories keep (pulp-operator #1608).
+test("signing: an rpm repository's repomd.xml.asc verifies with pulp:signingKey; a new key updates the same service and signs the next publication", async () => {
+  const first = newSigningKey("Pulp Test Signing <first@example.com>");
+  const second = newSigningKey("Pulp Test Signing <second@example.com>");
+  const repomd = async () => {
+    const base = `${ORIGIN}/pulp/content/signed/repodata/repomd.xml`;
+    const [data, signature] = [await get(base), await get(`${base}.asc`)];
+    expect({ data: data.status, signature: signature.status }).toEqual({ data: 200, signature: 200 });
+    return { data: data.body, signature: signature.body };
+  };
+  const publish = () => {
+    const publication = pulpCli(pulp, ["rpm", "publication", "create", "--repository", "signed"]);
+    return publication.pulp_href as string;
+  };
+  try {
+    // As docs/operations.md says: the key through a pipe, the service by --path.
+    mustPulumi(STACK, ["config", "set", "--secret", "pulp:signingKey"], undefined, first.secretKey);
+    mustPulumi(STACK, ["config", "set", "--path", "pulp:signing.services[0].name", "rpm-metadata"]);
+    mustPulumi(STACK, ["config", "set", "--path", "pulp:signing.services[0].kind", "detached"]);
+    timings.signingUp = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]).seconds;
+    await reconnect();
+    const service = pulpCli(pulp, ["signing-service", "show", "--name", "rpm-metadata"]);
+    expect(service.pubkey_fingerprint).toBe(first.fingerprint);
+
+    pulpCli(pulp, [
+      "rpm",
+      "repository",
+      "create",
+      "--name",
+      "signed",
+      "--metadata-signing-service",
+      "rpm-metadata",
+    ]);
+    const published = publish();
+    pulpCli(pulp, [
+      "rpm",
+      "distribution",
+      "create",
+      "--name",
+      "signed",
+      "--base-path",
+      "signed",
+      "--publication",
+      published,
+    ]);
+    const signed = await repomd();
+    expect(verifies(first, signed.data, signed.signature)).toMatchObject({ ok: true });
+
+    // Rotation: only the workers roll, and the service is updated in place.
+    const before = revisions(NS);
+    mustPulumi(STACK, ["config", "set", "--secret", "pulp:signingKey"], undefined, second.secretKey);
+    timings.signingKeyRotationUp = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]).seconds;
+    const after = revisions(NS);
+    expect({ api: after["pulp-api"], content: after["pulp-content"] }).toEqual({
+      api: before["pulp-api"],
+      content: before["pulp-content"],
+    });
+    expect(after["pulp-worker"]).not.toBe(before["pulp-worker"]);
+    await oldPodsGone(NS, "pulp-worker");
+    const rotated = pulpCli(pulp, ["signing-service", "show", "--name", "rpm-metadata"]);
+    expect({ href: rotated.pulp_href, fingerprint: rotated.pubkey_fingerprint }).toEqual({
+      href: service.pulp_href,
+      fingerprint: second.fingerprint,
+    });
+    const repository = pulpCli(pulp, ["rpm", "repository", "show", "--name", "signed"]);
+    expect(repository.metadata_signing_service).toBe(service.pulp_href);
+
+    pulpCli(pulp, ["rpm", "distribution", "update", "--name", "signed", "--publication", publish()]);
+    const resigned = await repomd();
+    expect(verifies(second, resigned.data, resigned.signature)).toMatchObject({ ok: true });
+    expect(verifies(first, resigned.data, resigned.signature).ok).toBe(false);
+    // A no-op `up` registers nothing again and rolls nothing.
+    const settled = revisions(NS);
+    const jobUid = getJson(["job", "-n", NS, "pulp-signing-services"]).metadata.uid;
+    mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
+    expect(revisions(NS)).toEqual(settled);
+    expect(getJson(["job", "-n", NS, "pulp-signing-services"]).metadata.uid).toBe(jobUid);
+  } finally {
+    dropKey(first);
+    dropKey(second);
+  }
 });

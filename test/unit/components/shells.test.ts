@@ -11,6 +11,7 @@ import * as os from "os";
 import * as path from "path";
 import { MIGRATE_SCRIPT, PRE_MIGRATE_SCRIPT } from "../../../components/migration/migrationJob";
 import { NGINX_GRACEFUL_STOP } from "../../../components/web/pulpWeb";
+import { SIGNING_FILES } from "../../../components/signing/signing";
 import {
   initDirsContainer,
   processCommand,
@@ -70,6 +71,11 @@ const INSTALLS: [string, Record<string, unknown>, Record<string, string>][] = [
     { backupS3SecretAccessKey: "backup-s3-Secret-5e1" },
   ],
   [
+    "signing services",
+    { ...MINIMAL, signing: { services: [{ name: "rpm-metadata", kind: "detached" }] } },
+    { signingKey: "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nx\n-----END PGP PRIVATE KEY BLOCK-----" },
+  ],
+  [
     "a restore",
     {
       ...MINIMAL,
@@ -96,7 +102,7 @@ const rendered = () => runs.flatMap((run) => run.resources.flatMap((r: Registere
 const shScripts = () => [
   ...new Set(
     rendered()
-      .filter((c) => c[0] === "/bin/sh")
+      .filter((c) => c[0] === "/bin/sh" && c[1] === "-c")
       .map((c) => c[2]),
   ),
 ];
@@ -321,4 +327,18 @@ describe.each(SHELLS)("under %s", (shell) => {
       /^-c\|import importlib\.metadata/,
     );
   });
+});
+
+test("the signing scripts the workers and the registering Job run (files of a ConfigMap) are POSIX sh", () => {
+  const scripts = Object.entries(SIGNING_FILES).filter(([file]) => file.endsWith(".sh"));
+  expect(scripts.map(([file]) => file).sort()).toEqual(["apt.sh", "detached.sh", "import-key.sh"]);
+  for (const [file, script] of scripts)
+    expect({ file, problems: posixProblems(script) }).toEqual({ file, problems: [] });
+  // And the init container runs one as a file, with the key's path: not a `-c` script.
+  const init = rendered().find((c) => c[1] === "/etc/pulp/signing/scripts/import-key.sh");
+  expect(init).toEqual([
+    "/bin/sh",
+    "/etc/pulp/signing/scripts/import-key.sh",
+    "/etc/pulp/signing/key/signing.asc",
+  ]);
 });

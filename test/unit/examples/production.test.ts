@@ -34,6 +34,7 @@ const TEST_VALUES: Record<SecretName, string> = {
   s3SecretAccessKey: "example-s3-secret",
   backupS3SecretAccessKey: "example-backup-s3-secret",
   restoreS3SecretAccessKey: "example-restore-s3-secret",
+  signingKey: "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nexample\n-----END PGP PRIVATE KEY BLOCK-----",
 };
 const secrets = Object.fromEntries(listedSecrets.map((name) => [name, TEST_VALUES[name as SecretName]]));
 

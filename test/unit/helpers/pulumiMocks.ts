@@ -23,6 +23,8 @@ export interface Registered {
   /** The `import` resource option ("" when none). */
   importId: string;
   ignoreChanges: string[];
+  /** The `replacementTrigger` option, as the engine receives it (undefined when none). */
+  replacementTrigger?: unknown;
 }
 
 export class MockRun {
@@ -161,6 +163,7 @@ export async function runWithMocks(
           importId: req.getImportid() ?? "",
           ignoreChanges: req.getIgnorechangesList() ?? [],
           provider: req.getProvider() ?? "",
+          replacementTrigger: req.getReplacementTrigger()?.toJavaScript(),
         });
       }
       callback(err, res);

@@ -6,8 +6,9 @@
 . "$HERE/recipes/lib.sh"
 R=$ROOTFS
 # libglib2.0-0: the createrepo_c wheel (pulp-rpm) links libglib/libgobject from the system; rpm-common:
-# its /usr/lib/rpm/rpmrc; git: pulp_ansible imports GitPython, which needs the executable.
-apt_install "$R" python3-pip libglib2.0-0 rpm-common git
+# its /usr/lib/rpm/rpmrc; git: pulp_ansible imports GitPython, which needs the executable; gpg and
+# gpg-agent: the signing services' scripts (upstream's image has GnuPG too).
+apt_install "$R" python3-pip libglib2.0-0 rpm-common git gpg gpg-agent
 in_root "$R" sh -ec 'groupadd -r -g 700 pulp; useradd -r -u 700 -g 700 -d /var/lib/pulp -s /bin/bash pulp'
 cp "$LOCK_FILE" "$R/tmp/requirements.txt"
 # --no-deps: the lock is complete; --require-hashes: every file is the one locked. A few locked

@@ -136,6 +136,13 @@ test("an Ingress with TLS, S3, an external database, settings, per-component pla
     worker: { replicas: 4, podSpecOverrides: { nodeSelector: { "pulp-role": "worker" } } },
     scheduling: { tolerations: [toleration] },
     serviceAccount: { annotations: { "eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/pulp" } },
+    // The operator's service names, so repositories keep them; its container script has no kind here.
+    signing: {
+      services: [
+        { name: "collection-signing-service", kind: "detached" },
+        { name: "apt-signing-service", kind: "apt" },
+      ],
+    },
     storage: {
       s3: {
         bucket: "pulp-artifacts",
@@ -179,7 +186,12 @@ test("an Ingress with TLS, S3, an external database, settings, per-component pla
     dbFieldsEncryptionKey: { secret: "alpha-fernet", key: "database_fields.symmetric.key" },
     databasePassword: { secret: "alpha-db", key: "POSTGRES_PASSWORD" },
     s3SecretAccessKey: { secret: "alpha-s3", key: "s3-secret-access-key" },
+    signingKey: { secret: "alpha-signing", key: "signing_service.gpg" },
   });
+  expect(noteOf(c, "signing_scripts")).toEqual([
+    "container_script.sh: container manifest signing is not offered here; the operator's container-signing-service stays in Pulp as it was registered, with the operator's script path",
+    "the program's scripts replace the operator's: the first `up` updates each service in place (same name, so repositories keep it) after a test signature with the key",
+  ]);
   expect(fields(c)).toEqual([
     "api.env_vars API_TOKEN",
     "api.gunicorn_workers",
@@ -203,7 +215,8 @@ test("an Ingress with TLS, S3, an external database, settings, per-component pla
     "node_selector",
     "pulp_settings",
     "route_host",
-    "signing_secret",
+    "signing_scripts",
+    "signing_scripts",
     "telemetry",
     "worker.deployment_annotations",
     "worker.pdb",
@@ -358,6 +371,9 @@ test("the Secrets and the ConfigMap that hold config must be given, all named at
       "cluster, or add the Secret to the file (kubectl get secret -n pulp-prod alpha-s3 -o yaml)",
     "database.external_db_secret names the Secret alpha-db, which holds config (POSTGRES_HOST): convert from the " +
       "cluster, or add the Secret to the file (kubectl get secret -n pulp-prod alpha-db -o yaml)",
+    "signing_scripts names the Secret alpha-signing-scripts, which holds config (the names of the scripts it " +
+      "holds): convert from the cluster, or add the Secret to the file (kubectl get secret -n pulp-prod " +
+      "alpha-signing-scripts -o yaml)",
   ]);
 });
 

@@ -336,6 +336,35 @@ test("a failed migration says the script's last words; a long one is a warning",
   expect(f.what).toContain("45 min");
 });
 
+test("a failed signing services' registration is named as such, not as a migration, and does not hide the migration's state", () => {
+  const s = healthy();
+  s.jobs.push(
+    {
+      name: "pulp-migrate-3c4d",
+      component: "migration",
+      created: ago(600),
+      active: 0,
+      succeeded: 1,
+      failed: 0,
+    },
+    {
+      name: "pulp-signing-services",
+      component: "migration",
+      created: ago(300),
+      active: 0,
+      succeeded: 0,
+      failed: 1,
+      failure: { reason: "BackoffLimitExceeded", message: "" },
+      said: "rpm-metadata: the script did not pass core:AsciiArmoredDetachedSigningService's check",
+    },
+  );
+  const found = diagnose(s);
+  expect(found.map((f) => [f.subject, f.what.split(" (")[0]])).toEqual([
+    ["job/pulp-signing-services", "the signing services' registration failed"],
+  ]);
+  expect(found[0].what).toContain("did not pass");
+});
+
 test("backups: a failed last one is a problem; none for eight days is a warning; a suspended CronJob is not judged", () => {
   const s = healthy();
   s.jobs.push({
