@@ -19,9 +19,14 @@ export interface ReleaseStack {
 }
 
 /** Installs `release` on a fresh stack and database; returns the load target and the install's seconds. */
+/**
+ * Installs `release` and waits until pulp-web serves. With `signing`, the install also registers that signing
+ * service with that key (pulp:signing, pulp:signingKey), as a user would set them before the first `up`.
+ */
 export async function installRelease(
   s: ReleaseStack,
   release: string,
+  signing?: { key: string; service: string },
 ): Promise<{ target: LoadTarget; seconds: number }> {
   importImages();
   const postgresql = localImages().postgresql;
@@ -37,6 +42,11 @@ export async function installRelease(
     "--secret",
     `pulp:databasePassword=${DATABASE_PASSWORD}`,
   ]);
+  if (signing) {
+    mustPulumi(s.stack, ["config", "set", "--secret", "pulp:signingKey"], undefined, signing.key);
+    mustPulumi(s.stack, ["config", "set", "--path", "pulp:signing.services[0].name", signing.service]);
+    mustPulumi(s.stack, ["config", "set", "--path", "pulp:signing.services[0].kind", "detached"]);
+  }
   const { seconds } = mustPulumi(s.stack, ["up", "--yes", "--skip-preview"]);
   const base = `http://${getJson(["service", "pulp-web", "-n", s.namespace]).spec.clusterIP}:8080`;
   // The install is set-up here, not what is measured: wait until pulp-web serves the API. A gap after an

@@ -7,7 +7,9 @@ import * as fs from "fs";
 import * as path from "path";
 import { items, mustPulumi, pulumi, revisions, unfinishedRollouts } from "../../../testbed/harness";
 import { STATE } from "../../../testbed/local/environment";
+import { get, pulpCli } from "../../../testbed/real/clients";
 import { holdLock, psql } from "../../../testbed/real/database";
+import { dropKey, newSigningKey, TestKey, verifies } from "../../../testbed/real/gpg";
 import type { LoadTarget } from "../../../testbed/real/load";
 import type { PhaseReport } from "../../../testbed/real/loadReport";
 import { underLoad } from "../../../testbed/real/loadTarget";
@@ -36,6 +38,10 @@ const TO = "3.123.1";
 const ARTIFACTS = path.join(STATE, "real-rolling");
 const timings: Record<string, number> = {};
 let target: LoadTarget;
+// A signing service registered at install, to show it is kept across the upgrade (pulp-operator #1608).
+const SIGNING_SERVICE = "rpm-metadata";
+let signingKey: TestKey;
+let signingHref: string;
 
 /** The api and content pods not on their way out, as "<process> <release> <ready or not>". */
 function servingPods(): string[] {
@@ -64,9 +70,15 @@ function expectNoFailure(report: Record<string, PhaseReport>) {
 beforeAll(
   async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    const installed = await installRelease(RELEASE_STACK, FROM);
+    signingKey = newSigningKey("Pulp Rolling Upgrade <rolling@example.com>");
+    const installed = await installRelease(RELEASE_STACK, FROM, {
+      key: signingKey.secretKey,
+      service: SIGNING_SERVICE,
+    });
     timings.installUp = installed.seconds;
     target = installed.target;
+    const pulp = { baseUrl: target.baseUrl, password: target.password };
+    signingHref = pulpCli(pulp, ["signing-service", "show", "--name", SIGNING_SERVICE]).pulp_href;
   },
   15 * 60 * 1000,
 );
@@ -74,6 +86,7 @@ beforeAll(
 afterAll(() => {
   process.stdout.write(`real rolling-upgrade timings (s): ${JSON.stringify(timings)}\n`);
   if (!process.env.PULP_KEEP_STACK) dropRelease(RELEASE_STACK);
+  if (signingKey) dropKey(signingKey);
 });
 
 test(`${FROM} -> ${TO} is planned rolling, naming no downtime`, () => {
@@ -147,4 +160,38 @@ test(`the rolling upgrade ${FROM} -> ${TO} under client traffic: workers first, 
   // Tasks were dispatched and finished while the pods rolled.
   expect(report.during.tasks).toBeGreaterThan(0);
   expectNoFailure(report);
+});
+
+test(`the signing service registered under ${FROM} is the same one under ${TO}, and the new release's workers sign with its key`, async () => {
+  const pulp = { baseUrl: target.baseUrl, password: target.password };
+  const service = pulpCli(pulp, ["signing-service", "show", "--name", SIGNING_SERVICE]);
+  expect({ href: service.pulp_href, fingerprint: service.pubkey_fingerprint }).toEqual({
+    href: signingHref,
+    fingerprint: signingKey.fingerprint,
+  });
+  pulpCli(pulp, [
+    "rpm",
+    "repository",
+    "create",
+    "--name",
+    "signed",
+    "--metadata-signing-service",
+    SIGNING_SERVICE,
+  ]);
+  const publication = pulpCli(pulp, ["rpm", "publication", "create", "--repository", "signed"]).pulp_href;
+  pulpCli(pulp, [
+    "rpm",
+    "distribution",
+    "create",
+    "--name",
+    "signed",
+    "--base-path",
+    "signed",
+    "--publication",
+    publication,
+  ]);
+  const url = `${target.baseUrl}/pulp/content/signed/repodata/repomd.xml`;
+  const [data, signature] = [await get(url), await get(`${url}.asc`)];
+  expect({ data: data.status, signature: signature.status }).toEqual({ data: 200, signature: 200 });
+  expect(verifies(signingKey, data.body, signature.body)).toMatchObject({ ok: true });
 });
