@@ -146,7 +146,7 @@ python3 -c 'import base64,os; print(base64.urlsafe_b64encode(os.urandom(32)).dec
 echo "== migrate (the program's migration Job script, as uid 700)"
 prep_pulp migrate
 t0=$(date +%s)
-run_image pulp-minimal migrate 700:700 "${secret_env[@]}" PULP_ADMIN_PASSWORD=admin-test-pw -- /bin/sh -c "$(cat "$W/migrate.sh")"
+run_image pulp-minimal migrate 700:700 "${secret_env[@]}" ADMIN_PASSWORD=admin-test-pw -- /bin/sh -c "$(cat "$W/migrate.sh")"
 wait "$(cat "$W/migrate/unshare.pid")" || { tail -40 "$W/migrate/log"; fail "migration"; }
 grep -q "Successfully set password" "$W/migrate/log" || { tail -20 "$W/migrate/log"; fail "reset-admin-password"; }
 pass "migrate + reset-admin-password in $(( $(date +%s) - t0 )) s"
