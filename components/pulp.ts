@@ -242,7 +242,13 @@ export class Pulp extends pulumi.ComponentResource {
         )
       : undefined;
 
-    // Checked with the config (rules.ts): pulp:signing and pulp:signingKey come together.
+    // The stack config's rules (rules.ts) require both; a program's parseArgs only hears which secrets will come.
+    if (config.signing && !supplied.signingKey) {
+      throw new Error(
+        "config.signing names signing services, but secrets.signingKey was not passed: pass the ASCII-armored " +
+          "private key (gpg --armor --export-secret-keys) as secrets.signingKey, or leave config.signing out",
+      );
+    }
     const signer =
       config.signing && supplied.signingKey
         ? new Signing(

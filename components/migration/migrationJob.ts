@@ -280,8 +280,9 @@ export class MigrationJob extends pulumi.ComponentResource {
 }
 
 /**
- * The pod of the migration Job and of the reset Job: Pulp's settings, secrets and volumes, one command. The
- * container is "migrate" in both, so pulp:migration.podSpecOverrides, merged by container name, reach both.
+ * The pod of the migration Job, the reset Job and the signing services' Job: Pulp's settings, secrets and
+ * volumes, one command (with the signing key's init container and keyring for the last). The container is
+ * "migrate" in each, so pulp:migration.podSpecOverrides, merged by container name, reach all three.
  */
 function pulpJobPodSpec(args: MigrationJobArgs, script: string, signingRt?: SigningRuntime) {
   const rt = args.runtime;

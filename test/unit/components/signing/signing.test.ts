@@ -5,7 +5,11 @@ import { execFileSync, spawnSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import { parseArgs } from "../../../../components/config/programArgs";
 import { parseConfig } from "../../../../components/config/parse";
+import { Pulp } from "../../../../components/pulp";
+import { FIRST_INSTALL } from "../../../../components/upgrade/deployed";
+import { runWithMocks } from "../../helpers/pulumiMocks";
 import { ConfigError, ConfigProblem, SECRET_GIVEN } from "../../../../components/config/problems";
 import { SET_SIGNING_KEY, SecretName } from "../../../../components/config/rules";
 import { SIGNING_GNUPGHOME } from "../../../../components/signing/signing";
@@ -77,6 +81,21 @@ describe("config", () => {
     );
     expect(problemsOf({ signing: { services: [] } }, key)[0].message).toMatch(/names no service/);
   });
+});
+
+test("a program that sets config.signing without passing secrets.signingKey is refused, not installed without signing", async () => {
+  const config = parseArgs({ ...MINIMAL, signing: { services: SERVICES } }, ["signingKey"]);
+  let thrown: unknown;
+  await runWithMocks({ config: {} }, () => {
+    try {
+      new Pulp("pulp", { config, secrets: {}, deployed: FIRST_INSTALL, cluster: {} });
+    } catch (e) {
+      thrown = e;
+    }
+  });
+  expect(String(thrown)).toMatch(
+    /config\.signing names signing services, but secrets\.signingKey was not passed/,
+  );
 });
 
 describe("rendered", () => {
