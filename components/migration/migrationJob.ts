@@ -167,32 +167,38 @@ export class MigrationJob extends pulumi.ComponentResource {
       )}`,
     );
     const podLabels = runningLabels(args.identity, "migration");
-    this.job = new k8s.batch.v1.Job(
-      name,
-      {
-        metadata: {
-          name: this.jobName,
-          namespace: args.namespace,
-          labels: podLabels,
-          // A failed migration is run again by the next `up` once its cause is fixed (a lock released, a
-          // database back), instead of the provider awaiting the same failed Job again: same name, so the
-          // provider deletes it before it creates the new one.
-          annotations: { "pulumi.com/replaceUnready": "true" },
-        },
-        spec: {
-          backoffLimit: args.backoffLimit,
-          template: {
-            metadata: { labels: podLabels, annotations: args.podAnnotations },
-            spec: pulpJobPodSpec(
-              args,
-              migrateScript({
-                clearStaleAppStatus: args.clearStaleAppStatus ?? false,
-                clearCache: args.clearCache,
-              }),
-            ),
-          },
+    // The three Jobs that run Pulp's manager commands differ in name, command and signing key only. A failed
+    // one is run again by the next `up` once its cause is fixed (a lock released, a database back), instead of
+    // the provider awaiting the same failed Job again: same name, so the provider deletes it before it
+    // creates the new one.
+    const managerJob = (
+      jobName: string,
+      script: string,
+      signingRt?: SigningRuntime,
+    ): k8s.batch.v1.JobArgs => ({
+      metadata: {
+        name: jobName,
+        namespace: args.namespace,
+        labels: podLabels,
+        annotations: { "pulumi.com/replaceUnready": "true" },
+      },
+      spec: {
+        backoffLimit: args.backoffLimit,
+        template: {
+          metadata: { labels: podLabels, annotations: args.podAnnotations },
+          spec: pulpJobPodSpec(args, script, signingRt),
         },
       },
+    });
+    this.job = new k8s.batch.v1.Job(
+      name,
+      managerJob(
+        this.jobName,
+        migrateScript({
+          clearStaleAppStatus: args.clearStaleAppStatus ?? false,
+          clearCache: args.clearCache,
+        }),
+      ),
       {
         parent: this,
         dependsOn: args.after,
@@ -218,22 +224,7 @@ export class MigrationJob extends pulumi.ComponentResource {
     );
     this.resetJob = new k8s.batch.v1.Job(
       `${name}-reset-admin-password`,
-      {
-        metadata: {
-          name: resetName,
-          namespace: args.namespace,
-          labels: podLabels,
-          // A failed reset (the database away) runs again on the next `up`.
-          annotations: { "pulumi.com/replaceUnready": "true" },
-        },
-        spec: {
-          backoffLimit: args.backoffLimit,
-          template: {
-            metadata: { labels: podLabels, annotations: args.podAnnotations },
-            spec: pulpJobPodSpec(args, RESET_ADMIN_PASSWORD),
-          },
-        },
-      },
+      managerJob(resetName, RESET_ADMIN_PASSWORD),
       {
         parent: this,
         dependsOn: [this.job],
@@ -249,21 +240,7 @@ export class MigrationJob extends pulumi.ComponentResource {
       const sign = args.signing;
       this.signingJob = new k8s.batch.v1.Job(
         `${name}-signing-services`,
-        {
-          metadata: {
-            name: fixedName(args.identity, "signing-services"),
-            namespace: args.namespace,
-            labels: podLabels,
-            annotations: { "pulumi.com/replaceUnready": "true" },
-          },
-          spec: {
-            backoffLimit: args.backoffLimit,
-            template: {
-              metadata: { labels: podLabels, annotations: args.podAnnotations },
-              spec: pulpJobPodSpec(args, REGISTER_SIGNING_SERVICES, sign),
-            },
-          },
-        },
+        managerJob(fixedName(args.identity, "signing-services"), REGISTER_SIGNING_SERVICES, sign),
         {
           parent: this,
           dependsOn: [this.job, ...sign.resources],
