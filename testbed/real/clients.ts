@@ -107,7 +107,32 @@ export function podReport(namespace: string): string {
 /** pulp-cli as a user runs it; throws with its output on a non-zero exit. Returns parsed JSON when it prints JSON. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- pulp-cli prints many shapes of JSON
 export function pulpCli(pulp: Pulp, args: string[]): any {
-  const r = spawnSync(
+  let r = runPulpCli(pulp, args);
+  // pulp-cli loads the API description before it sends anything, so a failure there is safe to retry: an
+  // api that has just become Ready can fail its first docs/api.json (seen once in CI, under 3.85.34).
+  for (let attempt = 2; r.status !== 0 && /in load_api/.test(r.stderr) && attempt <= 4; attempt++) {
+    const cause = r.stderr.trim().split("\n").pop();
+    console.warn(
+      `pulp ${args.join(" ")}: the API description did not load (${cause}); attempt ${attempt} in 5 s`,
+    );
+    spawnSync("sleep", ["5"]);
+    r = runPulpCli(pulp, args);
+  }
+  if (r.status !== 0) {
+    const proxied = pulp.namespace && /50[234] [A-Z]/.test(`${r.stdout}${r.stderr}`);
+    const report = proxied ? `\nat that moment in ${pulp.namespace}:\n${podReport(pulp.namespace!)}` : "";
+    throw new Error(`pulp ${args.join(" ")} exited ${r.status}:\n${r.stdout}\n${r.stderr}${report}`);
+  }
+  const out = r.stdout.trim();
+  try {
+    return out ? JSON.parse(out) : undefined;
+  } catch {
+    return out;
+  }
+}
+
+function runPulpCli(pulp: Pulp, args: string[]) {
+  return spawnSync(
     path.join(CLIENTS_BIN, "pulp"),
     [
       "--base-url",
@@ -126,17 +151,6 @@ export function pulpCli(pulp: Pulp, args: string[]): any {
       env: { ...process.env, HOME: fs.mkdtempSync("/tmp/pulp-cli-") },
     },
   );
-  if (r.status !== 0) {
-    const proxied = pulp.namespace && /50[234] [A-Z]/.test(`${r.stdout}${r.stderr}`);
-    const report = proxied ? `\nat that moment in ${pulp.namespace}:\n${podReport(pulp.namespace!)}` : "";
-    throw new Error(`pulp ${args.join(" ")} exited ${r.status}:\n${r.stdout}\n${r.stderr}${report}`);
-  }
-  const out = r.stdout.trim();
-  try {
-    return out ? JSON.parse(out) : undefined;
-  } catch {
-    return out;
-  }
 }
 
 /** skopeo copy between two references; credentials for the Pulp registry side. */
