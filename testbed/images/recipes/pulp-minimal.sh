@@ -7,14 +7,18 @@
 R=$ROOTFS
 # libglib2.0-0: the createrepo_c wheel (pulp-rpm) links libglib/libgobject from the system; rpm-common:
 # its /usr/lib/rpm/rpmrc; git: pulp_ansible imports GitPython, which needs the executable; gpg and
-# gpg-agent: the signing services' scripts (upstream's image has GnuPG too).
-apt_install "$R" python3-pip libglib2.0-0 rpm-common git gpg gpg-agent
+# gpg-agent: the signing services' scripts (upstream's image has GnuPG too); python3-ldap: LDAP login
+# (pulp/ldap.txt).
+apt_install "$R" python3-pip libglib2.0-0 rpm-common git gpg gpg-agent python3-ldap
 in_root "$R" sh -ec 'groupadd -r -g 700 pulp; useradd -r -u 700 -g 700 -d /var/lib/pulp -s /bin/bash pulp'
 cp "$LOCK_FILE" "$R/tmp/requirements.txt"
 # --no-deps: the lock is complete; --require-hashes: every file is the one locked. A few locked
 # packages are source only (pure Python, e.g. drf-access-policy): pip builds those.
 in_root "$R" pip install -q --no-cache-dir --break-system-packages --no-deps --require-hashes \
   --prefer-binary -r /tmp/requirements.txt
+cp "$HERE/pulp/ldap.txt" "$R/tmp/ldap.txt"
+in_root "$R" pip install -q --no-cache-dir --break-system-packages --no-deps --require-hashes -r /tmp/ldap.txt
+in_root "$R" python3 -c 'import ldap, django_auth_ldap.backend'
 # pulpcore's own console script `pulp-content` would shadow /usr/bin/pulp-content on PATH.
 rm -f "$R/usr/local/bin/pulp-content"
 for f in "$HERE"/pulp/bin/*; do install -m 0755 "$f" "$R/usr/bin/$(basename "$f")"; done
