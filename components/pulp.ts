@@ -32,9 +32,11 @@ import {
   PulpProcess,
   PulpRuntime,
   pulpVolumes,
+  withEnv,
 } from "./workload/pulpProcess";
 import { podDefaults } from "./workload/podSecurity";
 import { TrustedCa, trusting } from "./trust/trustedCa";
+import { Ldap, ldapEnv, ldapSettings } from "./ldap/ldap";
 import { Workload } from "./workload/workload";
 import { Deployed } from "./upgrade/deployed";
 import { readHistory } from "./upgrade/history";
@@ -258,6 +260,20 @@ export class Pulp extends pulumi.ComponentResource {
           )
         : undefined;
 
+    if (config.ldap?.bindDn !== undefined && !supplied.ldapBindPassword) {
+      throw new Error(
+        "config.ldap.bindDn names the account Pulp searches the directory as, but secrets.ldapBindPassword " +
+          "was not passed: pass its password as secrets.ldapBindPassword, or leave bindDn out (an anonymous bind)",
+      );
+    }
+    const ldap = config.ldap
+      ? new Ldap(
+          `${name}-ldap`,
+          { namespace, identity, ldap: config.ldap, bindPassword: supplied.ldapBindPassword },
+          child,
+        )
+      : undefined;
+
     const everyPod = podDefaults(
       config.scheduling as Parameters<typeof podDefaults>[0],
       config.imagePullSecrets,
@@ -279,6 +295,7 @@ export class Pulp extends pulumi.ComponentResource {
           cacheEnabled: config.cacheEnabled,
           workerType: config.workerType,
           tokenAuth: decision.tokenServer ? { server: decision.tokenServer } : undefined,
+          components: config.ldap ? ldapSettings(config.ldap) : undefined,
           extra: config.extraSettings,
         },
       },
@@ -537,9 +554,13 @@ export class Pulp extends pulumi.ComponentResource {
     // In the decided order; each waits for the Deployments the decision names (workers first in an upgrade).
     // Only the workers sign (in tasks): only their pods get the key, and only they roll for a new one.
     const signs = (process: PulpProcess) => (process === "worker" ? signer?.runtime : undefined);
+    // Only the api logs users in: only its pods get the LDAP bind password, and only they roll for a new one.
+    const logsIn = (process: PulpProcess) => (process === "api" ? ldap?.runtime : undefined);
     for (const process of decision.creation) {
       const component = config[process];
       const signingRt = signs(process);
+      const ldapRt = logsIn(process);
+      const ownHash = signingRt?.hash ?? ldapRt?.hash;
       this.workloads[process] = new Workload(
         `${name}-${process}`,
         {
@@ -548,8 +569,8 @@ export class Pulp extends pulumi.ComponentResource {
           component: process,
           runsPulp: true,
           replicas: replicas[process],
-          configHash: signingRt
-            ? pulumi.all([configHash, signingRt.hash]).apply(([base, key]) => contentHash({ base, key }))
+          configHash: ownHash
+            ? pulumi.all([configHash, ownHash]).apply(([base, key]) => contentHash({ base, key }))
             : configHash,
           service:
             process === "api"
@@ -572,9 +593,12 @@ export class Pulp extends pulumi.ComponentResource {
               ...(signingRt ? [signingRt.initContainer(runtime.image)] : []),
             ],
             containers: [
-              signing(
-                signingRt,
-                trusting(trust, pulpContainer(process, runtime, component.resources, component.probes)),
+              withEnv(
+                ldapEnv(ldapRt, trust !== undefined),
+                signing(
+                  signingRt,
+                  trusting(trust, pulpContainer(process, runtime, component.resources, component.probes)),
+                ),
               ),
             ],
             volumes: [

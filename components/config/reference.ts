@@ -162,6 +162,12 @@ export const CONFIG_REFERENCE: Record<ConfigKey, KeyDoc> = {
     meaning:
       '`{services: [{name, kind}]}`: Pulp signing services the program registers with the key in the secret `pulp:signingKey` (one ASCII-armored private key without a passphrase: `gpg --armor --export-secret-keys "$SIGNING_KEY_ID" | pulumi config set --secret pulp:signingKey`). `kind` `detached` (`core:AsciiArmoredDetachedSigningService`: rpm repository metadata, ansible collections) or `apt` (`deb:AptReleaseSigningService`: `Release.gpg` and `InRelease`). Only the workers and the Job `<instance>-signing-services` hold the key; a new key updates each service in place, so repositories keep their service and sign with the new key (see [Signing services](operations.md#signing-services))',
   },
+  ldap: {
+    type: "object",
+    default: "none",
+    meaning:
+      "login against an LDAP directory beside Pulp's own users (django-auth-ldap, in the quay.io/pulp images): `{serverUri, startTls, bindDn, userSearch: {baseDn, filter, scope}, userAttributes, groups: {baseDn, type, filter, scope, mirror, require, deny, superuser}}`. `serverUri` `ldaps://` or `ldap://` (with `startTls: true`; a private CA goes in `trustedCa`). `bindDn` with the secret `pulp:ldapBindPassword` (`pulumi config set --secret pulp:ldapBindPassword`), or neither for an anonymous search; only the api holds the password. `userSearch.filter` default `(uid=%(user)s)`, `scope` `subtree` (or `onelevel`, `base`). `groups.type` `groupOfNames` (default), `nestedGroupOfNames`, `groupOfUniqueNames`, `posixGroup`, `activeDirectory` or `nestedActiveDirectory`; with `mirror` (default true) a user's directory groups become Pulp groups at each login, so a role granted to a group applies to its members. `require`/`deny`: a group's DN that admits or refuses; `superuser`: a group whose members are Pulp admins. Pulp's own users (admin) still log in (see [LDAP login](operations.md#ldap-login))",
+  },
   trustedCa: {
     type: "object",
     default: "none",

@@ -24,6 +24,7 @@ export const SECRET_NAMES = [
   "backupS3SecretAccessKey",
   "restoreS3SecretAccessKey",
   "signingKey",
+  "ldapBindPassword",
 ] as const;
 export type SecretName = (typeof SECRET_NAMES)[number];
 
@@ -45,6 +46,7 @@ const SECRET_RULES: Record<SecretName, (value: string) => string | undefined> = 
   backupS3SecretAccessKey: nonEmptySecretProblem,
   restoreS3SecretAccessKey: nonEmptySecretProblem,
   signingKey: signingKeyProblem,
+  ldapBindPassword: nonEmptySecretProblem,
 };
 
 /**
@@ -264,6 +266,38 @@ export function checkRules(
       `pulumi config set --path 'pulp:signing.services[0].name' rpm-metadata && pulumi config set --path 'pulp:signing.services[0].kind' detached`,
       removeCommand("pulp:signingKey"),
     );
+  }
+  // LDAP: the bind DN and its password go together; without a DN the server is asked anonymously.
+  if (config.ldap?.bindDn !== undefined && !suppliedSecrets.has("ldapBindPassword")) {
+    add(
+      ["ldap", "bindDn"],
+      "names the account Pulp searches the directory as, but its password, pulp:ldapBindPassword, is not set",
+      secretSetCommand("pulp:ldapBindPassword"),
+      removeCommand("pulp:ldap.bindDn"),
+    );
+  }
+  if (config.ldap?.bindDn === undefined && suppliedSecrets.has("ldapBindPassword")) {
+    add(
+      ["ldapBindPassword"],
+      config.ldap
+        ? "is set, but pulp:ldap.bindDn, the account it belongs to, is not"
+        : "is set, but pulp:ldap is not",
+      config.ldap
+        ? setCommand("pulp:ldap.bindDn", "cn=pulp,ou=services,dc=example,dc=com")
+        : removeCommand("pulp:ldapBindPassword"),
+      ...(config.ldap ? [removeCommand("pulp:ldapBindPassword")] : []),
+    );
+  }
+  if (config.ldap) {
+    for (const name of Object.keys(config.extraSettings)) {
+      if (name === "AUTHENTICATION_BACKENDS" || name.startsWith("AUTH_LDAP_")) {
+        add(
+          ["extraSettings", name],
+          `${name} is set by pulp:ldap; setting it here as well would override it`,
+          removeCommand(keyOf(["extraSettings", name])),
+        );
+      }
+    }
   }
   if (config.backup.s3?.accessKeyId !== undefined && !suppliedSecrets.has("backupS3SecretAccessKey")) {
     add(

@@ -247,6 +247,90 @@ const signingSchema = z
   .optional();
 export type SigningConfig = NonNullable<z.output<typeof signingSchema>>;
 
+/** A distinguished name, such as ou=people,dc=example,dc=com (no newline; any other text is passed as is). */
+const distinguishedName = z.string().regex(/^[^=\n]+=[^\n]+$/, {
+  error: "must be an LDAP distinguished name, such as ou=people,dc=example,dc=com",
+});
+
+/**
+ * An LDAP search filter in parentheses. django-auth-ldap fills it with Python's `%` (`%(user)s` is the login
+ * name, escaped): a literal percent sign must be written `%%`.
+ */
+const ldapFilter = (placeholder: boolean) =>
+  z
+    .string()
+    .regex(/^\(.*\)$/s, { error: "must be an LDAP filter in parentheses, such as (uid=%(user)s)" })
+    .refine((f) => !/%(?!\(user\)s|%)/.test(f.replace(/%%/g, "")), {
+      error: "has a % that is not %(user)s: write a literal percent sign as %%",
+    })
+    .refine((f) => !placeholder || f.includes("%(user)s"), {
+      error: "must contain %(user)s, where the login name goes, such as (uid=%(user)s)",
+    });
+
+const ldapScope = z.enum(["subtree", "onelevel", "base"], { error: "must be subtree, onelevel or base" });
+
+/** django-auth-ldap's group types (django_auth_ldap.config), by the objectClass they read. */
+export const LDAP_GROUP_TYPES = {
+  groupOfNames: { type: "GroupOfNamesType", filter: "(objectClass=groupOfNames)" },
+  nestedGroupOfNames: { type: "NestedGroupOfNamesType", filter: "(objectClass=groupOfNames)" },
+  groupOfUniqueNames: { type: "GroupOfUniqueNamesType", filter: "(objectClass=groupOfUniqueNames)" },
+  posixGroup: { type: "PosixGroupType", filter: "(objectClass=posixGroup)" },
+  activeDirectory: { type: "ActiveDirectoryGroupType", filter: "(objectClass=group)" },
+  nestedActiveDirectory: { type: "NestedActiveDirectoryGroupType", filter: "(objectClass=group)" },
+} as const;
+export type LdapGroupType = keyof typeof LDAP_GROUP_TYPES;
+
+/**
+ * Login against an LDAP directory (django-auth-ldap, in the quay.io/pulp images), beside Pulp's own users.
+ * The bind password is the secret pulp:ldapBindPassword. `groups`: the user's directory groups, found under
+ * `baseDn`, become Pulp groups at each login (`mirror`), so roles granted to a group in Pulp apply to its
+ * members; `require`/`deny` admit or refuse by group, `superuser` makes a group's members Pulp admins.
+ */
+const ldapSchema = z
+  .strictObject({
+    serverUri: z.string().regex(/^ldaps?:\/\/[^\s"]+( ldaps?:\/\/[^\s"]+)*$/, {
+      error:
+        "must be an ldap:// or ldaps:// URL, such as ldaps://ldap.example.com (several: separated by spaces)",
+    }),
+    startTls: z.boolean().default(false),
+    bindDn: distinguishedName.optional(),
+    userSearch: z.strictObject({
+      baseDn: distinguishedName,
+      filter: ldapFilter(true).default("(uid=%(user)s)"),
+      scope: ldapScope.default("subtree"),
+    }),
+    userAttributes: z
+      .record(
+        z.enum(["first_name", "last_name", "email"], { error: "must be first_name, last_name or email" }),
+        z
+          .string()
+          .regex(/^[A-Za-z][A-Za-z0-9-]*$/, { error: "must be an LDAP attribute name, such as mail" }),
+      )
+      .default({ first_name: "givenName", last_name: "sn", email: "mail" }),
+    groups: z
+      .strictObject({
+        baseDn: distinguishedName,
+        type: z
+          .enum(Object.keys(LDAP_GROUP_TYPES) as [LdapGroupType, ...LdapGroupType[]], {
+            error: `must be one of ${Object.keys(LDAP_GROUP_TYPES).join(", ")}`,
+          })
+          .default("groupOfNames"),
+        /** Default: the type's objectClass. */
+        filter: ldapFilter(false).optional(),
+        scope: ldapScope.default("subtree"),
+        mirror: z.boolean().default(true),
+        require: distinguishedName.optional(),
+        deny: distinguishedName.optional(),
+        superuser: distinguishedName.optional(),
+      })
+      .optional(),
+  })
+  .refine((l) => !(l.startTls && l.serverUri.startsWith("ldaps://")), {
+    error: "sets startTls with an ldaps:// URL, which is TLS already: drop startTls, or use ldap:// with it",
+  })
+  .optional();
+export type LdapConfig = NonNullable<z.output<typeof ldapSchema>>;
+
 /**
  * `ephemeral-storage`: the node's disk the container may use (logs, emptyDirs); unset, the program sets it
  * (components/config/ephemeral.ts).
@@ -702,6 +786,7 @@ export const configSchema = z.strictObject({
   trustedCa: trustedCaSchema,
   proxy: emptyIsUnset(proxySchema),
   signing: emptyIsUnset(signingSchema),
+  ldap: emptyIsUnset(ldapSchema),
   namespaceQuota: quotaSchema.default({}),
   migration: z
     .strictObject({

@@ -45,6 +45,8 @@ export interface PulpInstallArgs {
   restoreS3SecretAccessKey?: pulumi.Input<string>;
   /** The signing services' key, one ASCII-armored private key (`pulp:signingKey`), with `signing`. */
   signingKey?: pulumi.Input<string>;
+  /** The password of `ldap.bindDn` (`pulp:ldapBindPassword`). */
+  ldapBindPassword?: pulumi.Input<string>;
   /**
    * The kubeconfig (a path or the content) of the cluster the Kubernetes provider deploys to: where the
    * upgrade history is read and the stop-the-world step and job guard make their API calls. Left out

@@ -1,6 +1,7 @@
-// settings.py as text, from plain values only: the same input gives byte-identical output, so a
-// re-run changes nothing and rolls nothing (pulp-operator #1649 rewrote it in random order and
-// restarted every pod on every reconcile). Secrets never appear here: pods get them as PULP_* env.
+// settings.py as text, from plain values and Python expressions the program composes (PythonCode): the
+// same input gives byte-identical output, so a re-run changes nothing and rolls nothing (pulp-operator
+// #1649 rewrote it in random order and restarted every pod on every reconcile). Secrets never appear
+// here: pods get them as PULP_* env.
 
 export const SETTINGS_PATH = "/etc/pulp/settings.py";
 export const KEYS_DIR = "/etc/pulp/keys";
@@ -47,6 +48,8 @@ export interface SettingsInput {
   cacheEnabled: boolean;
   workerType: "pulpcore" | "redis";
   tokenAuth?: { server: string };
+  /** Settings of other components (pulp:ldap's), rendered after the program's own and before `extra`. */
+  components?: Record<string, unknown>;
   extra: Record<string, unknown>;
 }
 
@@ -128,7 +131,7 @@ export function settingsValues(input: SettingsInput): Record<string, unknown> {
     settings.PRIVATE_KEY_PATH = `${KEYS_DIR}/${TOKEN_PRIVATE_KEY_FILE}`;
     settings.PUBLIC_KEY_PATH = `${KEYS_DIR}/${TOKEN_PUBLIC_KEY_FILE}`;
   }
-  return { ...settings, ...input.extra };
+  return { ...settings, ...input.components, ...input.extra };
 }
 
 export function renderSettings(input: SettingsInput): string {
@@ -138,13 +141,81 @@ export function renderSettings(input: SettingsInput): string {
     .map((key) => `${key} = ${toPython(values[key])}`);
   return [
     "# Rendered by the pulp Pulumi program from the stack config. Do not edit: run `pulumi up`.",
+    ...importLines(Object.values(values)),
     ...lines,
     "",
   ].join("\n");
 }
 
+/**
+ * A Python expression the program composes from its own names and validated values (each rendered with
+ * toPython): never text taken from the config. `modules` are what it names; `need` says, in the error a
+ * process gets when its image lacks them, which key wants what.
+ */
+export class PythonCode {
+  constructor(
+    readonly code: string,
+    readonly modules: readonly string[],
+    readonly need: string,
+  ) {}
+}
+
+/** `module.name`, such as ldap.SCOPE_SUBTREE. */
+export const pythonName = (module: string, name: string, need: string) =>
+  new PythonCode(`${module}.${name}`, [module], need);
+
+/** `module.fn(args..., key=value...)`, keyword arguments sorted. */
+export function pythonCall(
+  module: string,
+  fn: string,
+  need: string,
+  args: unknown[],
+  kwargs: Record<string, unknown> = {},
+): PythonCode {
+  const parts = [
+    ...args.map(toPython),
+    ...Object.keys(kwargs)
+      .sort()
+      .map((k) => `${k}=${toPython(kwargs[k])}`),
+  ];
+  const nested = args.filter((a): a is PythonCode => a instanceof PythonCode).flatMap((a) => a.modules);
+  return new PythonCode(`${module}.${fn}(${parts.join(", ")})`, [module, ...nested], need);
+}
+
+function codeIn(value: unknown): PythonCode[] {
+  if (value instanceof PythonCode) return [value];
+  if (Array.isArray(value)) return value.flatMap(codeIn);
+  if (value && typeof value === "object") return Object.values(value).flatMap(codeIn);
+  return [];
+}
+
+/**
+ * The imports the expressions need, in one try: an image without them fails every process at start with
+ * what is missing and why, instead of a bare ModuleNotFoundError. Nothing when no value is code, so the
+ * file of an install without such keys is unchanged.
+ */
+function importLines(values: unknown[]): string[] {
+  const code = values.flatMap(codeIn);
+  if (code.length === 0) return [];
+  const modules = [...new Set(code.flatMap((c) => c.modules))].sort();
+  const needs = [...new Set(code.map((c) => c.need))].sort().join("; ");
+  return [
+    "try:",
+    ...modules.map((m) => `    import ${m}`),
+    "except ImportError as error:",
+    `    raise ImportError(f"this image lacks the Python module {error.name}: ${pyFString(needs)}") from error`,
+  ];
+}
+
+/** Text inside a double-quoted f-string: quotes, backslashes and braces escaped. */
+const pyFString = (text: string) =>
+  JSON.stringify(text)
+    .slice(1, -1)
+    .replace(/[{}]/g, (b) => b + b);
+
 /** A Python literal for a JSON-like value, with dict keys sorted. */
 export function toPython(value: unknown): string {
+  if (value instanceof PythonCode) return value.code;
   if (value === null || value === undefined) return "None";
   if (value === true) return "True";
   if (value === false) return "False";

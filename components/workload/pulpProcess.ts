@@ -301,3 +301,9 @@ export function pulpContainer(
     lifecycle: port ? { preStop: { exec: { command: ["/bin/sh", "-c", "sleep 10"] } } } : undefined,
   };
 }
+
+/** The container with `env` appended (unchanged when there is none, so its template stays the same). */
+export function withEnv(env: k8s.types.input.core.v1.EnvVar[], c: Container): Container {
+  if (env.length === 0) return c;
+  return { ...c, env: [...((c.env as k8s.types.input.core.v1.EnvVar[] | undefined) ?? []), ...env] };
+}

@@ -71,6 +71,8 @@ export const sha256 = (data: Buffer | string) => crypto.createHash("sha256").upd
 
 export interface Pulp {
   baseUrl: string;
+  /** Default admin. */
+  username?: string;
   password: string;
   /** Where it runs: a failure that pulp-web answered for (502-504) then says what its pods were doing. */
   namespace?: string;
@@ -138,7 +140,7 @@ function runPulpCli(pulp: Pulp, args: string[]) {
       "--base-url",
       pulp.baseUrl,
       "--username",
-      "admin",
+      pulp.username ?? "admin",
       "--password",
       pulp.password,
       "--format",

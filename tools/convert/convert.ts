@@ -8,7 +8,7 @@
 import { parseConfig } from "../../components/config/parse";
 import { ConfigError, ConfigProblem, keyOf, setCommand } from "../../components/config/problems";
 import { SecretName } from "../../components/config/rules";
-import { SigningKind } from "../../components/config/schema";
+import { LDAP_GROUP_TYPES, LdapGroupType, SigningKind } from "../../components/config/schema";
 import { FLOATING_TAGS, imageProblem } from "../../components/config/formats";
 import { WEB_PORT } from "../../components/web/nginx";
 import {
@@ -24,6 +24,7 @@ import {
   isObj,
   isSet,
   KubeObject,
+  LDAP_CONFIG_KEYS,
   Note,
   Obj,
   obj,
@@ -76,6 +77,7 @@ export const MAPPED: Record<Scope, Record<string, string>> = {
       "`extraSettings.HIDE_GUARDED_DISTRIBUTIONS` when true (the operator writes it only then)",
     image: "`image`, `<image>:<image_version>`",
     image_pull_secrets: "`imagePullSecrets`",
+    ldap: "`ldap`, from the `auth_ldap_*` keys of the Secret `ldap.config` (server URI, StartTLS, bind DN, the user and group `LDAPSearch`es, the group type, mirroring, require/deny groups, the superuser group, the attribute map); `auth_ldap_bind_password` becomes the secret `ldapBindPassword`; the CA of `ldap.ca` joins `trustedCa.certificates`. The operator's default of no group mirroring is kept (`groups.mirror: false`); connection options are not converted (a note names them)",
     sa_annotations:
       "`serviceAccount.annotations`: the identity (IRSA, GKE Workload Identity) the Pulp pods reach object storage with, on a ServiceAccount of this install's own",
     image_version:
@@ -185,7 +187,6 @@ export const UNMAPPED: Record<Scope, Record<string, string>> = {
       "migrations always run here, in a Job that `pulumi up` awaits before any Deployment changes",
     image_pull_policy: "the program pulls `IfNotPresent`: its images are pinned by version or digest",
     inhibit_version_constraint: "nothing to do: `web.image` is not checked against `image` here",
-    ldap: "no LDAP option: configure django-auth-ldap through `extraSettings`, its Secrets mounted with `podSpecOverrides`",
     loadbalancer_protocol:
       "pulp-web serves plain HTTP: for `https`, terminate TLS at the load balancer (its `web.service.annotations`) or use `ingress.*` with a TLS Secret",
     nginx_proxy_body_size: NGINX_LIMITS,
@@ -344,6 +345,7 @@ class Converter {
     this.cache();
     this.keys();
     this.signing();
+    this.ldap();
     this.pulpSettings();
     this.backups();
     this.fieldNotes();
@@ -874,6 +876,134 @@ class Converter {
     );
   }
 
+  /**
+   * ldap.config and ldap.ca: pulp:ldap from the operator's `auth_ldap_*` Secret keys, whose values the
+   * operator pastes into settings.py (LDAPSearch(...), a group type's constructor): those are read here,
+   * not run, and anything they cannot say is noted or refused.
+   */
+  private ldap(): void {
+    const spec = obj(this.spec.ldap);
+    const name = text(spec.config);
+    if (!name) {
+      if (text(spec.ca))
+        this.note("ldap.ca", "set without ldap.config: the operator configures no LDAP then; not converted");
+      return;
+    }
+    const view = this.secret(name, "ldap.config", ["the auth_ldap_* settings"]);
+    if (!view) return;
+    const values: Record<string, string> = {};
+    for (const [k, v] of Object.entries(view.values)) values[k.toLowerCase()] = v.trim();
+    const field = (key: string) => `ldap.config ${key}`;
+    const refuse = (key: string, why: string) =>
+      this.errors.push(`${field(key)}: ${why}; set pulp:ldap by hand (docs/operations.md, "LDAP login")`);
+    const ldap: Obj = {};
+    const uri = values.auth_ldap_server_uri;
+    if (!uri) {
+      refuse("auth_ldap_server_uri", "missing");
+      return;
+    }
+    ldap.serverUri = uri;
+    if (/^true$/i.test(values.auth_ldap_start_tls ?? "")) ldap.startTls = true;
+    const bindDn = values.auth_ldap_bind_dn;
+    const passwordKey = view.keys.find((k) => k.toLowerCase() === "auth_ldap_bind_password");
+    if (bindDn && passwordKey) {
+      ldap.bindDn = bindDn;
+      this.secretFrom("ldapBindPassword", name, passwordKey, "ldap.config");
+    } else if (bindDn || passwordKey) {
+      this.note(
+        field("auth_ldap_bind_dn"),
+        "a bind DN and its password go together; the search is anonymous here",
+      );
+    }
+    const userSearch = ldapSearch(values.auth_ldap_user_search ?? "");
+    if (!userSearch) {
+      refuse("auth_ldap_user_search", 'not LDAPSearch("<base DN>", ldap.SCOPE_<scope>, "<filter>")');
+      return;
+    }
+    ldap.userSearch = userSearch;
+    const attrs = pythonLiteral(values.auth_ldap_user_attr_map ?? "{}");
+    if (isObj(attrs)) {
+      const known = Object.entries(attrs).filter(
+        ([k, v]) => ["first_name", "last_name", "email"].includes(k) && typeof v === "string",
+      );
+      if (values.auth_ldap_user_attr_map) ldap.userAttributes = Object.fromEntries(known);
+      const dropped = Object.keys(attrs).filter((k) => !known.some(([kk]) => kk === k));
+      if (dropped.length > 0)
+        this.note(
+          field("auth_ldap_user_attr_map"),
+          `${dropped.join(", ")}: only first_name, last_name and email are mapped here; not converted`,
+        );
+    }
+    const groupSearch = values.auth_ldap_group_search;
+    if (groupSearch) {
+      const found = ldapSearch(groupSearch);
+      const type = ldapGroupType(values.auth_ldap_group_type ?? "");
+      if (!found) {
+        refuse("auth_ldap_group_search", 'not LDAPSearch("<base DN>", ldap.SCOPE_<scope>, "<filter>")');
+        return;
+      }
+      if (!type) {
+        refuse(
+          "auth_ldap_group_type",
+          `not one of ${Object.values(LDAP_GROUP_TYPES)
+            .map((t) => `${t.type}()`)
+            .join(", ")}`,
+        );
+        return;
+      }
+      if (type.nameAttr !== "cn") {
+        this.note(
+          field("auth_ldap_group_type"),
+          `name_attr=${type.nameAttr}: groups are named by their cn here; Pulp groups are matched by that name`,
+        );
+      }
+      const flags = pythonLiteral(values.auth_ldap_user_flags_by_group ?? "{}");
+      const superuser =
+        isObj(flags) && typeof flags.is_superuser === "string" ? flags.is_superuser : undefined;
+      if (isObj(flags) && Object.keys(flags).some((k) => k !== "is_superuser")) {
+        this.note(
+          field("auth_ldap_user_flags_by_group"),
+          "only is_superuser is mapped here (groups.superuser); other flags not converted",
+        );
+      }
+      ldap.groups = {
+        baseDn: found.baseDn,
+        type: type.key,
+        ...(found.filter !== LDAP_GROUP_TYPES[type.key].filter ? { filter: found.filter } : {}),
+        scope: found.scope,
+        // django-auth-ldap mirrors no group unless told; the operator leaves its default.
+        mirror: /^true$/i.test(values.auth_ldap_mirror_groups ?? ""),
+        ...(values.auth_ldap_require_group ? { require: values.auth_ldap_require_group } : {}),
+        ...(values.auth_ldap_deny_group ? { deny: values.auth_ldap_deny_group } : {}),
+        ...(superuser ? { superuser } : {}),
+      };
+    }
+    const unread = view.keys
+      .map((k) => k.toLowerCase())
+      .filter(
+        (k) => k.startsWith("auth_ldap_") && !LDAP_CONFIG_KEYS.includes(k) && k !== "auth_ldap_bind_password",
+      );
+    for (const key of unread) {
+      this.note(
+        field(key),
+        key === "auth_ldap_ca_file"
+          ? "the CA reaches libldap through pulp:trustedCa here (LDAPTLS_CACERT); not needed"
+          : "not converted: pulp:ldap has no such option (extraSettings may not set AUTH_LDAP_* beside it)",
+      );
+    }
+    this.set(["ldap"], ldap);
+    const ca = text(spec.ca);
+    if (ca) {
+      const caView = this.secret(ca, "ldap.ca", ["ca.crt"]);
+      const pem = caView?.values["ca.crt"];
+      if (caView && !pem) this.errors.push(`ldap.ca: the Secret ${ca} has no key ca.crt`);
+      if (pem) {
+        const current = text(obj(this.config.trustedCa).certificates);
+        this.set(["trustedCa", "certificates"], current ? `${current.trim()}\n${pem}` : pem);
+      }
+    }
+  }
+
   /** custom_pulp_settings, read first: its CONTENT_ORIGIN and others win over the CR's fields. */
   private customSettings(): void {
     const name = text(this.spec.custom_pulp_settings);
@@ -995,4 +1125,31 @@ class Converter {
 /** The CR field names the tables know, for a scope (the coverage test compares them with the CRDs). */
 export function knownFields(scope: Scope): string[] {
   return [...Object.keys(MAPPED[scope]), ...Object.keys(UNMAPPED[scope])].sort();
+}
+
+const SCOPE_NAMES = { SUBTREE: "subtree", ONELEVEL: "onelevel", BASE: "base" } as const;
+
+/** `LDAPSearch("<base>", ldap.SCOPE_<scope>, "<filter>")` as the operator's Secret holds it, read (never run). */
+export function ldapSearch(source: string): { baseDn: string; scope: string; filter: string } | undefined {
+  const m =
+    /^(?:django_auth_ldap\.config\.)?LDAPSearch\(\s*("[^"]*"|'[^']*')\s*,\s*ldap\.SCOPE_(SUBTREE|ONELEVEL|BASE)\s*,\s*("[^"]*"|'[^']*')\s*,?\s*\)$/.exec(
+      source.trim(),
+    );
+  if (!m) return undefined;
+  const [baseDn, filter] = [pythonLiteral(m[1]), pythonLiteral(m[3])];
+  if (typeof baseDn !== "string" || typeof filter !== "string") return undefined;
+  return { baseDn, scope: SCOPE_NAMES[m[2] as keyof typeof SCOPE_NAMES], filter };
+}
+
+/** `GroupOfNamesType(name_attr='cn')` and the like: the pulp:ldap group type and the attribute groups are named by. */
+export function ldapGroupType(source: string): { key: LdapGroupType; nameAttr: string } | undefined {
+  const m = /^(?:django_auth_ldap\.config\.)?(\w+)\(\s*(?:name_attr\s*=\s*("[^"]*"|'[^']*'))?\s*\)$/.exec(
+    source.trim(),
+  );
+  if (!m) return undefined;
+  const key = (Object.keys(LDAP_GROUP_TYPES) as LdapGroupType[]).find(
+    (k) => LDAP_GROUP_TYPES[k].type === m[1],
+  );
+  const nameAttr = m[2] ? pythonLiteral(m[2]) : "cn";
+  return key && typeof nameAttr === "string" ? { key, nameAttr } : undefined;
 }

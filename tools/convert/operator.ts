@@ -145,10 +145,35 @@ export function references(cr: KubeObject): References {
     out.secrets.push({ name: text(spec.signing_secret)!, configKeys: [], why: "signing_secret" });
     out.secrets.push({ name: signingScripts, configKeys: [], why: "signing_scripts" });
   }
+  const ldap = obj(spec.ldap);
+  if (text(ldap.config)) {
+    const configKeys = LDAP_CONFIG_KEYS.flatMap((k) => [k, k.toUpperCase()]);
+    out.secrets.push({ name: text(ldap.config)!, configKeys, why: "ldap.config" });
+  }
+  if (text(ldap.ca)) out.secrets.push({ name: text(ldap.ca)!, configKeys: ["ca.crt"], why: "ldap.ca" });
   const settings = text(spec.custom_pulp_settings);
   if (settings) out.configMaps.push({ name: settings, why: "custom_pulp_settings" });
   return out;
 }
+
+/**
+ * The keys of pulp-operator's LDAP Secret (`ldap.config`) whose values are config: the operator writes each
+ * `auth_ldap_*` key (any case) into settings.py upper-cased (controllers/repo_manager/ldap.go). The bind
+ * password is a secret, read as one.
+ */
+export const LDAP_CONFIG_KEYS = [
+  "auth_ldap_server_uri",
+  "auth_ldap_start_tls",
+  "auth_ldap_bind_dn",
+  "auth_ldap_user_search",
+  "auth_ldap_user_attr_map",
+  "auth_ldap_group_search",
+  "auth_ldap_group_type",
+  "auth_ldap_mirror_groups",
+  "auth_ldap_require_group",
+  "auth_ldap_deny_group",
+  "auth_ldap_user_flags_by_group",
+];
 
 /** The settings the program sets from its own keys (rules.ts MANAGED_SETTINGS), and those it derives. */
 export const PROGRAM_SETTINGS = new Set([

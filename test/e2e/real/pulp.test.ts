@@ -32,6 +32,7 @@ import {
 import { ensureCnpgOperator, hibernate, wake } from "../../../testbed/real/cnpg";
 import { serveFilesOverHttps } from "../../../testbed/real/httpsFiles";
 import { dropKey, newSigningKey, verifies } from "../../../testbed/real/gpg";
+import { GROUPS, PEOPLE, startDirectory } from "../../../testbed/real/ldap";
 import { doctor, pulpShell } from "../../../testbed/real/operate";
 import { busyboxArchive, importImages, ONE_POD_EACH } from "../../../testbed/real/stack";
 import { ensureTls } from "../../../testbed/tls/selfSigned";
@@ -579,5 +580,77 @@ test("signing: an rpm repository's repomd.xml.asc verifies with pulp:signingKey;
   } finally {
     dropKey(first);
     dropKey(second);
+  }
+});
+
+// pulp:ldap: directory users log in with pulp-cli, over StartTLS verified against the directory's CA (in
+// pulp:trustedCa); a member of a directory group gets the role an admin granted that group in Pulp, a user in
+// no group gets nothing, and a member of the superuser group is an admin. Pulp's own admin still logs in.
+test("LDAP: directory users log in over StartTLS; a group's members get the group's Pulp role, the superuser group's are admins", async () => {
+  const directory = await startDirectory([
+    { uid: "alice", password: "alice-Pw-1", groups: ["pulp-readers"] },
+    { uid: "bob", password: "bob-Pw-1", groups: [] },
+    { uid: "carol", password: "carol-Pw-1", groups: ["pulp-admins"] },
+  ]);
+  const as = (username: string, password: string): Pulp => ({ ...pulp, username, password });
+  const names = (user: Pulp) =>
+    pulpCli(user, ["file", "repository", "list", "--name", "ldap-visible"]).map(
+      (r: { name: string }) => r.name,
+    );
+  try {
+    // The group and its role exist in Pulp before anyone logs in: mirroring joins members to it by name.
+    pulpCli(pulp, ["group", "create", "--name", "pulp-readers"]);
+    const role = ["--group", "pulp-readers", "--role", "file.filerepository_viewer", "--object", ""];
+    pulpCli(pulp, ["group", "role-assignment", "add", ...role]);
+    pulpCli(pulp, ["file", "repository", "create", "--name", "ldap-visible"]);
+
+    // As docs/operations.md says. The directory's CA joins the one the trusted-CA test set.
+    const trusted = mustPulumi(STACK, ["config", "get", "--path", "pulp:trustedCa.certificates"]).stdout;
+    const certificates = `${trusted.trim()}\n${directory.caPem}`;
+    mustPulumi(STACK, ["config", "set", "--path", "pulp:trustedCa.certificates"], undefined, certificates);
+    mustPulumi(
+      STACK,
+      ["config", "set", "--secret", "pulp:ldapBindPassword"],
+      undefined,
+      directory.bindPassword,
+    );
+    for (const [key, value] of [
+      ["serverUri", directory.uri],
+      ["startTls", "true"],
+      ["bindDn", directory.bindDn],
+      ["userSearch.baseDn", PEOPLE],
+      ["groups.baseDn", GROUPS],
+      ["groups.superuser", `cn=pulp-admins,${GROUPS}`],
+    ]) {
+      mustPulumi(STACK, ["config", "set", "--path", `pulp:ldap.${key}`, value]);
+    }
+    timings.ldapUp = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]).seconds;
+    await reconnect();
+    await oldPodsGone(NS, "pulp-api");
+
+    expect(names(as("alice", "alice-Pw-1"))).toEqual(["ldap-visible"]);
+    // A viewer may not create; a user in no group sees nothing; a wrong password is refused.
+    expect(() =>
+      pulpCli(as("alice", "alice-Pw-1"), ["file", "repository", "create", "--name", "by-alice"]),
+    ).toThrow(/403|not have permission/i);
+    expect(names(as("bob", "bob-Pw-1"))).toEqual([]);
+    expect(() => names(as("alice", "not-her-password"))).toThrow(/401|Invalid username\/password/i);
+    pulpCli(as("carol", "carol-Pw-1"), ["file", "repository", "create", "--name", "by-carol"]);
+    expect(names(pulp)).toEqual(["ldap-visible"]);
+
+    const alice = pulpCli(pulp, ["user", "show", "--username", "alice"]);
+    expect({
+      groups: alice.groups.map((g: { name: string }) => g.name),
+      email: alice.email,
+      superuser: alice.is_superuser,
+    }).toEqual({ groups: ["pulp-readers"], email: "alice@pulp.test", superuser: false });
+    expect(pulpCli(pulp, ["user", "show", "--username", "carol"]).is_superuser).toBe(true);
+    // Every login came over StartTLS (slapd logs the extended operation, then the binds on that connection).
+    expect(directory.log()).toMatch(/EXT oid=1\.3\.6\.1\.4\.1\.1466\.20037/);
+    expect(directory.log()).toMatch(/BIND dn="uid=alice,ou=people,dc=pulp,dc=test"/);
+  } catch (e) {
+    throw new Error(`${e}\n--- slapd, last lines:\n${directory.log().slice(-6000)}`);
+  } finally {
+    directory.stop();
   }
 });

@@ -18,7 +18,7 @@ import {
   PULP_PYTHON,
   pulpProbes,
 } from "../../../components/workload/pulpProcess";
-import { MINIMAL } from "../helpers/configs";
+import { CA, MINIMAL } from "../helpers/configs";
 import { MockRun, Registered } from "../helpers/pulumiMocks";
 import { render } from "../helpers/render";
 import { NO_PROBE_TUNING, pulpRuntime } from "../helpers/runtime";
@@ -34,17 +34,6 @@ function need(tool: string, pkg: string): string {
 }
 
 // A throwaway self-signed CA made for trustedCa.test.ts (its key was never kept).
-const CA = `-----BEGIN CERTIFICATE-----
-MIIBnTCCAUOgAwIBAgIUAcz8AN0oa7dIOWSYVHv0cNWeIjowCgYIKoZIzj0EAwIw
-IzEhMB8GA1UEAwwYcHVscC1wdWx1bWkgdW5pdC10ZXN0IENBMCAXDTI2MTEyMzE2
-NTcwNVoYDzIxMjYxMDMwMTY1NzA1WjAjMSEwHwYDVQQDDBhwdWxwLXB1bHVtaSB1
-bml0LXRlc3QgQ0EwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAAQKsegblVW8Vrhb
-TW+nLaY3JzrVdYAfmENcP5FXdJP+Zrsv3sazROoAcCJ47tWcMW71+izIdIWeavni
-Yztln2hXo1MwUTAdBgNVHQ4EFgQUer1CDR4MVwoL2It1rf34z0nxZ8UwHwYDVR0j
-BBgwFoAUer1CDR4MVwoL2It1rf34z0nxZ8UwDwYDVR0TAQH/BAUwAwEB/zAKBggq
-hkjOPQQDAgNIADBFAiAgn6TvjNpfZRmtuJtnbZDYA7V6z7HqktR845PfugkPRQIh
-ALaLeDNdCkcyb/gLAnijwI+7T2kHp4zsPd3ZCsBkcftT
------END CERTIFICATE-----`;
 const PG_IMAGE = "ghcr.io/cloudnative-pg/postgresql:16.4";
 const KEYS = {
   adminPassword: "old-admin-Pw1",

@@ -35,6 +35,7 @@ const TEST_VALUES: Record<SecretName, string> = {
   backupS3SecretAccessKey: "example-backup-s3-secret",
   restoreS3SecretAccessKey: "example-restore-s3-secret",
   signingKey: "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nexample\n-----END PGP PRIVATE KEY BLOCK-----",
+  ldapBindPassword: "example-ldap-bind-password",
 };
 const secrets = Object.fromEntries(listedSecrets.map((name) => [name, TEST_VALUES[name as SecretName]]));
 

@@ -10,10 +10,10 @@ import { parseConfig } from "../../../../components/config/parse";
 import { Pulp } from "../../../../components/pulp";
 import { FIRST_INSTALL } from "../../../../components/upgrade/deployed";
 import { runWithMocks } from "../../helpers/pulumiMocks";
-import { ConfigError, ConfigProblem, SECRET_GIVEN } from "../../../../components/config/problems";
-import { SET_SIGNING_KEY, SecretName } from "../../../../components/config/rules";
+import { SECRET_GIVEN } from "../../../../components/config/problems";
+import { SET_SIGNING_KEY } from "../../../../components/config/rules";
 import { SIGNING_GNUPGHOME } from "../../../../components/signing/signing";
-import { MINIMAL } from "../../helpers/configs";
+import { configProblems, MINIMAL } from "../../helpers/configs";
 import { DEPLOYMENT, JOB, render } from "../../helpers/render";
 
 const SCRIPTS = path.join(__dirname, "../../../../components/signing");
@@ -24,15 +24,7 @@ const SERVICES = [
 const KEY = (n: number) =>
   `-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nkey-${n}\n-----END PGP PRIVATE KEY BLOCK-----`;
 
-function problemsOf(changes: Record<string, unknown>, secrets: Partial<Record<SecretName, string>> = {}) {
-  try {
-    parseConfig({ ...MINIMAL, ...changes }, new Set(Object.keys(secrets) as SecretName[]), secrets);
-    return [] as ConfigProblem[];
-  } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    return e.problems;
-  }
-}
+const problemsOf = configProblems;
 
 describe("config", () => {
   test("services without the key, or the key without services, are refused with the command that sets the other", () => {

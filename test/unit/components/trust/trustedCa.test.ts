@@ -2,21 +2,10 @@
 // (test/unit/helpers/pulumiMocks.ts). The real proof (Pulp syncing from an HTTPS server with a
 // self-signed CA) is test/e2e/real/trustedCa.test.ts.
 import { CONFIG_HASH_ANNOTATION } from "../../../../components/contract";
-import { MINIMAL, problemsOf } from "../../helpers/configs";
+import { CA, MINIMAL, problemsOf } from "../../helpers/configs";
 import { DEPLOYMENT, JOB, podSpecs, render } from "../../helpers/render";
 
 // A throwaway self-signed CA made for this test (its key was never kept).
-const CA = `-----BEGIN CERTIFICATE-----
-MIIBnTCCAUOgAwIBAgIUAcz8AN0oa7dIOWSYVHv0cNWeIjowCgYIKoZIzj0EAwIw
-IzEhMB8GA1UEAwwYcHVscC1wdWx1bWkgdW5pdC10ZXN0IENBMCAXDTI2MTEyMzE2
-NTcwNVoYDzIxMjYxMDMwMTY1NzA1WjAjMSEwHwYDVQQDDBhwdWxwLXB1bHVtaSB1
-bml0LXRlc3QgQ0EwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAAQKsegblVW8Vrhb
-TW+nLaY3JzrVdYAfmENcP5FXdJP+Zrsv3sazROoAcCJ47tWcMW71+izIdIWeavni
-Yztln2hXo1MwUTAdBgNVHQ4EFgQUer1CDR4MVwoL2It1rf34z0nxZ8UwHwYDVR0j
-BBgwFoAUer1CDR4MVwoL2It1rf34z0nxZ8UwDwYDVR0TAQH/BAUwAwEB/zAKBggq
-hkjOPQQDAgNIADBFAiAgn6TvjNpfZRmtuJtnbZDYA7V6z7HqktR845PfugkPRQIh
-ALaLeDNdCkcyb/gLAnijwI+7T2kHp4zsPd3ZCsBkcftT
------END CERTIFICATE-----`;
 
 const problems = (trustedCa: unknown) => problemsOf({ trustedCa });
 

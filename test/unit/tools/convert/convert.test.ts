@@ -6,7 +6,7 @@
 import { parseConfig } from "../../../../components/config/parse";
 import { SecretName } from "../../../../components/config/rules";
 import { CONTENT_PORT as PULP_CONTENT_PORT } from "../../../../components/workload/pulpProcess";
-import { convertPulpCr } from "../../../../tools/convert/convert";
+import { convertPulpCr, ldapGroupType, ldapSearch } from "../../../../tools/convert/convert";
 import { CONTENT_PORT, ConvertError } from "../../../../tools/convert/operator";
 import { convertSample, load } from "./samples";
 
@@ -210,7 +210,6 @@ test("an Ingress with TLS, S3, an external database, settings, per-component pla
     "custom_pulp_settings TELEMETRY_HOOK",
     "database.external_db_secret",
     "image_pull_policy",
-    "ldap",
     "nginx_proxy_read_timeout",
     "node_selector",
     "pulp_settings",
@@ -490,4 +489,69 @@ test("a load balancer: pulp-web's Service as a LoadBalancer on the CR's port; HT
   );
   // Once the address is set, the config is one the program takes.
   expect(() => parseConfig({ ...c.config, contentOrigin: "https://pulp.example.com" })).not.toThrow();
+});
+
+test("LDAP: the operator's auth_ldap_* Secret becomes pulp:ldap, read not run; the bind password a secret, the CA trusted", () => {
+  const c = convertSample("ldap");
+  expect(c.config.ldap).toEqual({
+    serverUri: "ldap://ldap.example.org",
+    startTls: true,
+    bindDn: "cn=admin,dc=example,dc=org",
+    userSearch: { baseDn: "ou=users,dc=example,dc=org", scope: "subtree", filter: "(uid=%(user)s)" },
+    groups: {
+      baseDn: "ou=groups,dc=example,dc=org",
+      type: "posixGroup",
+      scope: "subtree",
+      mirror: true,
+      require: "cn=pulp-users,ou=groups,dc=example,dc=org",
+      superuser: "cn=pulp-admins,ou=groups,dc=example,dc=org",
+    },
+  });
+  expect(c.secrets.ldapBindPassword).toEqual({ secret: "delta-ldap", key: "auth_ldap_bind_password" });
+  expect(
+    String(c.config.trustedCa && (c.config.trustedCa as { certificates: string }).certificates),
+  ).toContain("-----BEGIN CERTIFICATE-----");
+  expect(noteOf(c, "ldap.config auth_ldap_user_flags_by_group")[0]).toMatch(/only is_superuser is mapped/);
+  expect(noteOf(c, "ldap.config auth_ldap_global_options")[0]).toMatch(/^not converted/);
+  expect(noteOf(c, "ldap.config auth_ldap_ca_file")[0]).toMatch(/pulp:trustedCa/);
+  expect(c.problems).toEqual([]);
+  expect(JSON.stringify(c)).not.toContain("CANARY");
+});
+
+test("LDAP: without auth_ldap_mirror_groups the operator mirrored nothing, and neither does the conversion; unreadable Python is refused", () => {
+  const without = convertSample("ldap", (input) => {
+    delete input.secrets["delta-ldap"].values.auth_ldap_mirror_groups;
+  });
+  expect((without.config.ldap as { groups: { mirror: boolean } }).groups.mirror).toBe(false);
+  expect(() =>
+    convertSample("ldap", (input) => {
+      input.secrets["delta-ldap"].values.auth_ldap_user_search =
+        'LDAPSearch(BASE, ldap.SCOPE_SUBTREE, "(uid=%(user)s)")';
+    }),
+  ).toThrow(
+    /ldap\.config auth_ldap_user_search: not LDAPSearch\("<base DN>", ldap\.SCOPE_<scope>, "<filter>"\); set pulp:ldap by hand/,
+  );
+  expect(() =>
+    convertSample("ldap", (input) => {
+      input.secrets["delta-ldap"].values.auth_ldap_group_type = "MemberDNGroupType(member_attr='member')";
+    }),
+  ).toThrow(/ldap\.config auth_ldap_group_type: not one of GroupOfNamesType\(\)/);
+});
+
+test("LDAPSearch and group types as the operator's users write them are read, in either quoting", () => {
+  expect(ldapSearch(`LDAPSearch('ou=u,dc=x', ldap.SCOPE_ONELEVEL, '(mail=%(user)s)')`)).toEqual({
+    baseDn: "ou=u,dc=x",
+    scope: "onelevel",
+    filter: "(mail=%(user)s)",
+  });
+  expect(
+    ldapSearch(`django_auth_ldap.config.LDAPSearch("dc=x",ldap.SCOPE_BASE,"(uid=%(user)s)")`)?.scope,
+  ).toBe("base");
+  expect(ldapSearch(`LDAPSearch("dc=x", 2, "(uid=%(user)s)")`)).toBeUndefined();
+  expect(ldapGroupType("GroupOfNamesType()")).toEqual({ key: "groupOfNames", nameAttr: "cn" });
+  expect(ldapGroupType(`NestedActiveDirectoryGroupType(name_attr="sAMAccountName")`)).toEqual({
+    key: "nestedActiveDirectory",
+    nameAttr: "sAMAccountName",
+  });
+  expect(ldapGroupType("GroupOfNamesType(); import os")).toBeUndefined();
 });

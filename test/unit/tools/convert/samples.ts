@@ -14,6 +14,7 @@ export const SAMPLES = [
   "nginx-ingress",
   "node-port",
   "load-balancer",
+  "ldap",
 ] as const;
 export type Sample = (typeof SAMPLES)[number];
 
