@@ -29,6 +29,8 @@ export interface Directory {
   caPem: string;
   /** slapd's last lines (every connection, StartTLS, bind and search). */
   log(): string;
+  /** Each simple bind in the log: the DN, and whether its connection had completed StartTLS first. */
+  binds(): { dn: string; tls: boolean }[];
   stop(): void;
 }
 
@@ -133,9 +135,23 @@ export async function startDirectory(users: DirectoryUser[]): Promise<Directory>
     bindPassword,
     caPem: fs.readFileSync(tls.ca, "utf8"),
     log: () => output,
+    binds: () => bindsIn(output),
     stop: () => {
       child.kill();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Reads `-d stats` lines: `conn=N fd=F TLS established` and `conn=N op=M BIND dn="..." mech=SIMPLE`. */
+export function bindsIn(log: string): { dn: string; tls: boolean }[] {
+  const secured = new Set<string>();
+  const binds: { dn: string; tls: boolean }[] = [];
+  for (const line of log.split("\n")) {
+    const tls = /conn=(\d+) fd=\d+ TLS established/.exec(line);
+    if (tls) secured.add(tls[1]);
+    const bind = /conn=(\d+) op=\d+ BIND dn="([^"]*)" mech=SIMPLE/.exec(line);
+    if (bind) binds.push({ dn: bind[2], tls: secured.has(bind[1]) });
+  }
+  return binds;
 }
