@@ -501,7 +501,7 @@ test("container registry with token auth on: skopeo pushes and pulls with a bear
 
 // pulp:signing registers the service (no add-signing-service by hand), the workers sign with the key, and a
 // new key reaches the same service, which repositories keep (pulp-operator #1608).
-test("signing: an rpm repository's repomd.xml.asc verifies with pulp:signingKey; a new key updates the same service and signs the next publication", async () => {
+test("signing: an rpm repository's repomd.xml.asc and an APT repository's Release.gpg verify with pulp:signingKey; a new key updates the same services and signs the next publications", async () => {
   const first = newSigningKey("Pulp Test Signing <first@example.com>");
   const second = newSigningKey("Pulp Test Signing <second@example.com>");
   const repomd = async () => {
@@ -514,15 +514,49 @@ test("signing: an rpm repository's repomd.xml.asc verifies with pulp:signingKey;
     const publication = pulpCli(pulp, ["rpm", "publication", "create", "--repository", "signed"]);
     return publication.pulp_href as string;
   };
+  // APT: pulp-cli 0.41 has no deb commands (pulp-cli-deb wants pulp-cli < 0.41), so the REST API; a simple
+  // publication signs Release with the repository's service (pulp_deb tasks/publishing.py).
+  const created = async (apiPath: string, body: object): Promise<string> => {
+    const answer = await postJson(pulp, `/pulp/api/v3/${apiPath}`, body);
+    if (answer.status >= 300)
+      throw new Error(`POST ${apiPath}: ${answer.status} ${JSON.stringify(answer.json)}`);
+    if (!answer.json.task) return answer.json.pulp_href;
+    const task = pulpCli(pulp, ["task", "show", "--href", answer.json.task, "--wait"]);
+    expect({ apiPath, state: task.state }).toEqual({ apiPath, state: "completed" });
+    return task.created_resources[0] ?? "";
+  };
+  const aptRelease = async (repository: string, basePath: string) => {
+    const publication = await created("publications/deb/apt/", { repository, simple: true });
+    await created("distributions/deb/apt/", { name: basePath, base_path: basePath, publication });
+    const base = `${ORIGIN}/pulp/content/${basePath}/dists/default`;
+    const [release, signature, inRelease] = [
+      await get(`${base}/Release`),
+      await get(`${base}/Release.gpg`),
+      await get(`${base}/InRelease`),
+    ];
+    expect([release.status, signature.status, inRelease.status]).toEqual([200, 200, 200]);
+    expect(inRelease.body.toString()).toMatch(/^-----BEGIN PGP SIGNED MESSAGE-----/);
+    return { data: release.body, signature: signature.body };
+  };
   try {
     // As docs/operations.md says: the key through a pipe, the service by --path.
     mustPulumi(STACK, ["config", "set", "--secret", "pulp:signingKey"], undefined, first.secretKey);
     mustPulumi(STACK, ["config", "set", "--path", "pulp:signing.services[0].name", "rpm-metadata"]);
     mustPulumi(STACK, ["config", "set", "--path", "pulp:signing.services[0].kind", "detached"]);
+    mustPulumi(STACK, ["config", "set", "--path", "pulp:signing.services[1].name", "deb-release"]);
+    mustPulumi(STACK, ["config", "set", "--path", "pulp:signing.services[1].kind", "apt"]);
     timings.signingUp = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]).seconds;
     await reconnect();
     const service = pulpCli(pulp, ["signing-service", "show", "--name", "rpm-metadata"]);
     expect(service.pubkey_fingerprint).toBe(first.fingerprint);
+    const aptService = pulpCli(pulp, ["signing-service", "show", "--name", "deb-release"]);
+    expect(aptService.pubkey_fingerprint).toBe(first.fingerprint);
+    const aptRepository = await created("repositories/deb/apt/", {
+      name: "signed-deb",
+      signing_service: aptService.pulp_href,
+    });
+    const aptSigned = await aptRelease(aptRepository, "signed-deb");
+    expect(verifies(first, aptSigned.data, aptSigned.signature)).toMatchObject({ ok: true });
 
     pulpCli(pulp, [
       "rpm",
@@ -564,6 +598,13 @@ test("signing: an rpm repository's repomd.xml.asc verifies with pulp:signingKey;
       href: service.pulp_href,
       fingerprint: second.fingerprint,
     });
+    const aptRotated = pulpCli(pulp, ["signing-service", "show", "--name", "deb-release"]);
+    expect({ href: aptRotated.pulp_href, fingerprint: aptRotated.pubkey_fingerprint }).toEqual({
+      href: aptService.pulp_href,
+      fingerprint: second.fingerprint,
+    });
+    const aptResigned = await aptRelease(aptRepository, "signed-deb-rotated");
+    expect(verifies(second, aptResigned.data, aptResigned.signature)).toMatchObject({ ok: true });
     const repository = pulpCli(pulp, ["rpm", "repository", "show", "--name", "signed"]);
     expect(repository.metadata_signing_service).toBe(service.pulp_href);
 
