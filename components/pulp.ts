@@ -318,6 +318,12 @@ export class Pulp extends pulumi.ComponentResource {
       workerType: config.workerType,
       podIdentity: podIdentity?.runtime,
       proxy: proxy?.runtime,
+      secretSettings: Object.fromEntries(
+        Object.entries(config.secretSettings ?? {}).map(([setting, ref]) => [
+          setting,
+          { name: ref.secretName, key: ref.key },
+        ]),
+      ),
     };
 
     // A backup that comes in over http is unpacked into a DataVolume's PVC first: before anything stops,

@@ -174,6 +174,12 @@ export const CONFIG_REFERENCE: Record<ConfigKey, KeyDoc> = {
     meaning:
       "certificate authorities the api, content and worker processes trust besides the image's own, for remotes behind a private CA. `certificates`: PEM text (`pulumi config set --path pulp:trustedCa.certificates < ca.crt`: a multi-line value comes in on standard input), kept in the ConfigMap `<instance>-trusted-ca`; a change rolls the pods. Or `configMap`: an existing ConfigMap whose every key is PEM (read at pod start: roll the pods after changing it). An init container appends them to the image's bundle and `SSL_CERT_FILE`/`REQUESTS_CA_BUNDLE` point at the result; the migration Job does not get them (it fetches nothing), so a change does not re-run migrations",
   },
+  secretSettings: {
+    type: "object",
+    default: "none",
+    meaning:
+      "Pulp settings whose values are credentials, each from a Secret you keep in the namespace: `{SETTING_NAME: {secretName, key}}` (`pulumi config set --path 'pulp:secretSettings.SOCIAL_AUTH_KEYCLOAK_SECRET.secretName' keycloak`). Every Pulp process (api, content, worker, the Jobs) gets it as `PULP_SETTING_NAME` env, read as a string; `__` nests (`STORAGES__default__OPTIONS__sas_token`). Never in settings.py or the stack config. Settings the program sets, and one also in `extraSettings`, are refused. A pod reads the value when it starts: roll the pods after changing the Secret (`kubectl rollout restart`)",
+  },
   extraSettings: {
     type: "object",
     default: "`{}`",

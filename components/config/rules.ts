@@ -288,6 +288,23 @@ export function checkRules(
       ...(config.ldap ? [removeCommand("pulp:ldapBindPassword")] : []),
     );
   }
+  // A setting from a Secret: not one the program sets, and not also in extraSettings (which would win).
+  for (const name of Object.keys(config.secretSettings ?? {})) {
+    const top = name.split("__")[0];
+    const own =
+      MANAGED_SETTINGS.includes(top) ||
+      (config.ldap && (top === "AUTHENTICATION_BACKENDS" || top.startsWith("AUTH_LDAP_")));
+    if (own || top in config.extraSettings) {
+      add(
+        ["secretSettings", name],
+        own
+          ? `${name} is set by the program from its own keys (its secrets are pulp: secret config); setting it here would fight them`
+          : `${name} is also in pulp:extraSettings; keep it in one place (a credential here, from its Secret)`,
+        removeCommand(keyOf(["secretSettings", name])),
+        ...(own ? [] : [removeCommand(keyOf(["extraSettings", top]))]),
+      );
+    }
+  }
   if (config.ldap) {
     for (const name of Object.keys(config.extraSettings)) {
       if (name === "AUTHENTICATION_BACKENDS" || name.startsWith("AUTH_LDAP_")) {

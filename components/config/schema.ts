@@ -806,6 +806,28 @@ export const configSchema = z.strictObject({
       podSpecOverrides: podSpecOverridesSchema,
     })
     .prefault({}),
+  /**
+   * Pulp settings whose values are credentials, each from a key of a Secret in the namespace that the user
+   * keeps (`{secretName, key}`): they reach every Pulp process as `PULP_<NAME>` env (dynaconf: `__` nests,
+   * as in `STORAGES__default__OPTIONS__sas_token`), never settings.py or the stack config. A pod reads the
+   * value when it starts: roll the pods after changing the Secret.
+   */
+  // Unset when empty, so an install without it renders (and records in its backups) what it did before.
+  secretSettings: emptyIsUnset(
+    z
+      .record(
+        z.string().regex(/^[A-Z][A-Z0-9_]*?(__[A-Za-z0-9_]+)*$/, {
+          error: "setting names are UPPER_CASE (a nested one: OUTER__inner, as dynaconf reads env)",
+        }),
+        z.strictObject({
+          secretName: formatted(dnsSubdomainProblem),
+          key: z.string().regex(/^[-._a-zA-Z0-9]{1,253}$/, {
+            error: "must be a key of the Secret: letters, digits, '-', '_' and '.'",
+          }),
+        }),
+      )
+      .optional(),
+  ),
   /** Rendered into settings.py after everything the program sets; keys are Pulp setting names. */
   extraSettings: z
     .record(z.string().regex(/^[A-Z][A-Z0-9_]*$/, { error: "setting names are UPPER_CASE" }), z.unknown())

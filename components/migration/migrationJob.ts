@@ -154,6 +154,7 @@ export class MigrationJob extends pulumi.ComponentResource {
           ...(isEmpty(args.plugins) ? {} : { plugins: args.plugins }),
           ...(args.clearStaleAppStatus ? { clearStaleAppStatus: true } : {}),
           ...(args.restoredBackup ? { restoredBackup: args.restoredBackup } : {}),
+          ...(isEmpty(rt.secretSettings) ? {} : { secretSettings: rt.secretSettings }),
           secrets: [
             rt.secretKey,
             rt.dbFieldsKey,

@@ -51,6 +51,8 @@ export interface PulpRuntime {
   podIdentity?: PodIdentityRuntime;
   /** pulp:proxy: the proxy variables, their URLs from a Secret. */
   proxy?: ProxyRuntime;
+  /** pulp:secretSettings: settings from the user's Secrets, by setting name. */
+  secretSettings?: Record<string, SecretKeyRef>;
 }
 
 /** Sets $py to the interpreter Pulp itself runs with (pulpcore-manager's shebang). */
@@ -114,6 +116,9 @@ export function pulpEnv(rt: PulpRuntime): k8s.types.input.core.v1.EnvVar[] {
     ...(rt.s3SecretKey ? secretSetting("STORAGES__default__OPTIONS__secret_key", rt.s3SecretKey) : []),
     ...identityEnv(rt.podIdentity),
     ...proxyEnv(rt.proxy),
+    ...Object.keys(rt.secretSettings ?? {})
+      .sort()
+      .flatMap((setting) => secretSetting(setting, rt.secretSettings![setting])),
   ];
 }
 

@@ -78,6 +78,8 @@ export const MAPPED: Record<Scope, Record<string, string>> = {
     image: "`image`, `<image>:<image_version>`",
     image_pull_secrets: "`imagePullSecrets`",
     ldap: "`ldap`, from the `auth_ldap_*` keys of the Secret `ldap.config` (server URI, StartTLS, bind DN, the user and group `LDAPSearch`es, the group type, mirroring, require/deny groups, the superuser group, the attribute map); `auth_ldap_bind_password` becomes the secret `ldapBindPassword`; the CA of `ldap.ca` joins `trustedCa.certificates`. The operator's default of no group mirroring is kept (`groups.mirror: false`); connection options are not converted (a note names them)",
+    sso_secret:
+      "`secretSettings`: each Keycloak key of that Secret (`social_auth_keycloak_*`, `keycloak_*`, as the operator reads them), upper-cased, from the same Secret, so the values stay in it and out of the stack config",
     sa_annotations:
       "`serviceAccount.annotations`: the identity (IRSA, GKE Workload Identity) the Pulp pods reach object storage with, on a ServiceAccount of this install's own",
     image_version:
@@ -204,7 +206,6 @@ export const UNMAPPED: Record<Scope, Record<string, string>> = {
     sa_labels: SERVICE_ACCOUNT,
     signing_job:
       "the program registers the signing services in its Job `<instance>-signing-services`, with `pulp:migration`'s resources, pod annotations and podSpecOverrides",
-    sso_secret: "no single sign-on option: configure it through `extraSettings`",
     telemetry:
       "no OpenTelemetry sidecar option: add a collector with `podSpecOverrides.containers`, and the `OTEL_*` env",
     unmanaged: "no equivalent: the program changes the install only when `pulumi up` runs",
@@ -346,6 +347,7 @@ class Converter {
     this.keys();
     this.signing();
     this.ldap();
+    this.sso();
     this.pulpSettings();
     this.backups();
     this.fieldNotes();
@@ -1004,6 +1006,25 @@ class Converter {
     }
   }
 
+  /**
+   * sso_secret: the operator writes each Keycloak key of that Secret into settings.py, upper-cased
+   * (controllers/repo_manager/sso.go); here each becomes a setting read from the same Secret.
+   */
+  private sso(): void {
+    const name = text(this.spec.sso_secret);
+    if (!name) return;
+    const view = this.secretViews[name];
+    const keys = view ? view.keys.filter((k) => SSO_KEYS.includes(k)) : SSO_KEYS.slice(0, SSO_REQUIRED);
+    for (const key of keys) this.set(["secretSettings", key.toUpperCase()], { secretName: name, key });
+    if (!view) {
+      this.note(
+        "sso_secret",
+        `the Secret ${name} was not given: its seven required keys are mapped; add the optional ones it holds ` +
+          `(${SSO_KEYS.slice(SSO_REQUIRED).join(", ")}) to pulp:secretSettings`,
+      );
+    }
+  }
+
   /** custom_pulp_settings, read first: its CONTENT_ORIGIN and others win over the CR's fields. */
   private customSettings(): void {
     const name = text(this.spec.custom_pulp_settings);
@@ -1126,6 +1147,22 @@ class Converter {
 export function knownFields(scope: Scope): string[] {
   return [...Object.keys(MAPPED[scope]), ...Object.keys(UNMAPPED[scope])].sort();
 }
+
+/** pulp-operator's sso_secret keys (controllers/repo_manager/sso.go): the first seven required. */
+const SSO_KEYS = [
+  "social_auth_keycloak_key",
+  "social_auth_keycloak_secret",
+  "social_auth_keycloak_public_key",
+  "keycloak_host",
+  "keycloak_protocol",
+  "keycloak_port",
+  "keycloak_realm",
+  "keycloak_admin_role",
+  "keycloak_group_token_claim",
+  "keycloak_role_token_claim",
+  "keycloak_host_loopback",
+];
+const SSO_REQUIRED = 7;
 
 const SCOPE_NAMES = { SUBTREE: "subtree", ONELEVEL: "onelevel", BASE: "base" } as const;
 

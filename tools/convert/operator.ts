@@ -145,6 +145,8 @@ export function references(cr: KubeObject): References {
     out.secrets.push({ name: text(spec.signing_secret)!, configKeys: [], why: "signing_secret" });
     out.secrets.push({ name: signingScripts, configKeys: [], why: "signing_scripts" });
   }
+  const sso = text(spec.sso_secret);
+  if (sso) out.secrets.push({ name: sso, configKeys: [], why: "sso_secret" });
   const ldap = obj(spec.ldap);
   if (text(ldap.config)) {
     const configKeys = LDAP_CONFIG_KEYS.flatMap((k) => [k, k.toUpperCase()]);

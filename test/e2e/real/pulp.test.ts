@@ -297,7 +297,7 @@ test("every container's root filesystem is read-only: what Pulp, nginx and Redis
   }
 });
 
-test("a no-op `up` rolls nothing; a settings change reaches every Pulp pod and Pulp reports it", async () => {
+test("a no-op `up` rolls nothing; a settings change and a setting from a Secret reach every Pulp pod and Pulp reports them", async () => {
   const before = revisions(NS);
   mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
   expect(revisions(NS)).toEqual(before);
@@ -307,6 +307,11 @@ test("a no-op `up` rolls nothing; a settings change reaches every Pulp pod and P
   ["sha1", "sha224", "sha256", "sha384", "sha512"].forEach((algorithm, i) =>
     mustPulumi(STACK, ["config", "set", "--path", `pulp:allowedContentChecksums[${i}]`, algorithm]),
   );
+  // A credential from the user's own Secret, all digits with a leading zero (dynaconf would read a number).
+  kubectl(["-n", NS, "create", "secret", "generic", "keycloak", "--from-literal=client-secret=0123456789"]);
+  const keycloak = "pulp:secretSettings.SOCIAL_AUTH_KEYCLOAK_SECRET";
+  mustPulumi(STACK, ["config", "set", "--path", `${keycloak}.secretName`, "keycloak"]);
+  mustPulumi(STACK, ["config", "set", "--path", `${keycloak}.key`, "client-secret"]);
   const run = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
   timings.settingsChangeUp = run.seconds;
   const after = revisions(NS);
@@ -315,6 +320,11 @@ test("a no-op `up` rolls nothing; a settings change reaches every Pulp pod and P
   const artifacts = pulpCli(pulp, ["artifact", "list"]);
   expect(artifacts.length).toBeGreaterThan(0);
   for (const artifact of artifacts) expect(artifact.sha1).toMatch(/^[0-9a-f]{40}$/);
+  await oldPodsGone(NS, "pulp-api");
+  const fromSecret = inApiPod(
+    "from django.conf import settings; print(repr(settings.SOCIAL_AUTH_KEYCLOAK_SECRET))",
+  );
+  expect(fromSecret.trim()).toBe("'0123456789'");
 });
 
 test("pulp-web's Service becomes a NodePort in place: `pulp status` answers from the host through the node's port, and no pod rolls", async () => {

@@ -555,3 +555,22 @@ test("LDAPSearch and group types as the operator's users write them are read, in
   });
   expect(ldapGroupType("GroupOfNamesType(); import os")).toBeUndefined();
 });
+
+test("sso_secret: each Keycloak key becomes a setting read from the same Secret; no value is copied", () => {
+  const c = convertSample("ldap");
+  expect(c.config.secretSettings).toEqual({
+    KEYCLOAK_ADMIN_ROLE: { secretName: "delta-sso", key: "keycloak_admin_role" },
+    KEYCLOAK_HOST: { secretName: "delta-sso", key: "keycloak_host" },
+    KEYCLOAK_PORT: { secretName: "delta-sso", key: "keycloak_port" },
+    KEYCLOAK_PROTOCOL: { secretName: "delta-sso", key: "keycloak_protocol" },
+    KEYCLOAK_REALM: { secretName: "delta-sso", key: "keycloak_realm" },
+    SOCIAL_AUTH_KEYCLOAK_KEY: { secretName: "delta-sso", key: "social_auth_keycloak_key" },
+    SOCIAL_AUTH_KEYCLOAK_PUBLIC_KEY: { secretName: "delta-sso", key: "social_auth_keycloak_public_key" },
+    SOCIAL_AUTH_KEYCLOAK_SECRET: { secretName: "delta-sso", key: "social_auth_keycloak_secret" },
+  });
+  const unseen = convertSample("ldap", (input) => {
+    delete input.secrets["delta-sso"];
+  });
+  expect(Object.keys(unseen.config.secretSettings as object)).toHaveLength(7);
+  expect(noteOf(unseen, "sso_secret")[0]).toMatch(/keycloak_admin_role, keycloak_group_token_claim/);
+});
