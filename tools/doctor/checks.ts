@@ -129,11 +129,15 @@ export function diagnose(s: Snapshot): Finding[] {
   }
 
   // A volume that failed to attach or mount and then did (the kubelet retries; under load its Secret cache
-  // can time out once) is history once the pod has started, and nobody waits on a spare pod of a Job that
-  // has succeeded.
+  // can time out once, or the node authorizer not yet know a new pod's PVC) is history once the pod has
+  // started, and nobody waits on a spare pod of a Job that has succeeded, nor on a pod that is gone.
   const settled = (object: string) => {
     const pod = s.pods.find((p) => `Pod/${p.name}` === object);
-    if (!pod) return false;
+    if (!pod) {
+      if (s.otherPods === undefined) return false;
+      const other = s.otherPods.find((p) => `Pod/${p.name}` === object);
+      return other === undefined || other.phase !== "Pending";
+    }
     const jobDone = pod.job !== undefined && s.jobs.some((j) => j.name === pod.job && j.succeeded > 0);
     return pod.phase !== "Pending" || jobDone;
   };

@@ -26,6 +26,9 @@ export function collect(kube: Kube, namespace: string, instance: string, now = n
 
   const deploymentsRaw = list("deployments");
   const pods = list("pods").map(podState);
+  const otherPods = ((getJson(kube, ["pods", "-n", namespace]) as { items: any[] } | undefined)?.items ?? [])
+    .filter((p) => !pods.some((o) => o.name === p.metadata.name))
+    .map((p) => ({ name: p.metadata.name as string, phase: (p.status?.phase ?? "") as string }));
   const jobs = list("jobs").map(jobState(kube, namespace));
   const events = namespaceEvents(kube, namespace);
   const pvcs = list("persistentvolumeclaims").map((p) => ({
@@ -47,6 +50,7 @@ export function collect(kube: Kube, namespace: string, instance: string, now = n
     status: pulpStatus(kube, namespace, instance, deploymentsRaw),
     tasks: taskQueue(kube, namespace, pods),
     pods,
+    otherPods,
     deployments: deploymentsRaw.map((d) => {
       const progressing = (d.status?.conditions ?? []).find((c: any) => c.type === "Progressing");
       return {

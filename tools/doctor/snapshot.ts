@@ -113,6 +113,11 @@ export interface Snapshot {
   /** The task queue, or why it was not read (no ready api pod, exec not allowed, the database away). */
   tasks: { ok: true; queue: TaskQueue } | { ok: false; error: string };
   pods: PodState[];
+  /**
+   * The namespace's other pods (the database's, an importer's), by name and phase: only to tell whether a
+   * warning event about one is history. Absent in snapshots read before it was collected.
+   */
+  otherPods?: { name: string; phase: string }[];
   deployments: DeploymentState[];
   jobs: JobState[];
   events: EventSummary[];

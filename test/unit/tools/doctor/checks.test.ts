@@ -484,3 +484,28 @@ test("arguments: the program's defaults, and a clear error for what it does not 
   expect(() => parseArgs(["-n"])).toThrow(/-n needs a value/);
   expect(() => parseArgs(["--stack", "x"])).toThrow(/unexpected --stack/);
 });
+
+test("a volume that failed to mount on another pod of the namespace (the database's) is history once that pod has run or is gone", () => {
+  const s = healthy();
+  // The node authorizer did not yet know the new pod's PVC (seen on the real node, 2026-11-26); the
+  // kubelet retried and CloudNativePG's initdb pod ran to completion.
+  s.events.push({
+    type: "Warning",
+    reason: "FailedMount",
+    message:
+      "Unable to attach or mount volumes: failed to process volumes=[pgdata]: error processing PVC pulp-real/pulp-db-1: persistentvolumeclaims \"pulp-db-1\" is forbidden: no relationship found between node 'real-0' and this object",
+    object: "Pod/pulp-db-1-initdb-6r68n",
+    count: 1,
+    last: ago(60),
+  });
+  s.otherPods = [{ name: "pulp-db-1-initdb-6r68n", phase: "Succeeded" }];
+  expect(diagnose(s)).toEqual([]);
+  s.otherPods = [];
+  expect(diagnose(s)).toEqual([]);
+  // Still waiting: a problem, as for Pulp's own pods.
+  s.otherPods = [{ name: "pulp-db-1-initdb-6r68n", phase: "Pending" }];
+  expect(brief(diagnose(s))).toEqual(["problem pod/pulp-db-1-initdb-6r68n"]);
+  // A snapshot read before other pods were collected judges as it did.
+  delete s.otherPods;
+  expect(brief(diagnose(s))).toEqual(["problem pod/pulp-db-1-initdb-6r68n"]);
+});
