@@ -10,6 +10,7 @@ import { LDAP_GROUP_TYPES, LdapConfig } from "../config/schema";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
 import { pythonCall, pythonName } from "../settings/render";
 import { CA_BUNDLE_FILE } from "../trust/trustedCa";
+import { secretSetting } from "../workload/pulpProcess";
 
 const NEED = "pulp:ldap needs python-ldap and django-auth-ldap (the quay.io/pulp images carry both)";
 const SCOPES = { subtree: "SCOPE_SUBTREE", onelevel: "SCOPE_ONELEVEL", base: "SCOPE_BASE" } as const;
@@ -73,22 +74,14 @@ export interface LdapRuntime {
 }
 
 /**
- * The bind password as a setting (`@str`, as pulpProcess.ts passes secrets), and libldap's CA file: with
+ * The bind password as a setting (as pulpProcess.ts passes every secret), and libldap's CA file: with
  * pulp:trustedCa the bundle the pods build, so an ldaps:// or StartTLS server behind a private CA is
  * verified (libldap reads LDAPTLS_CACERT, not SSL_CERT_FILE).
  */
 export function ldapEnv(rt: LdapRuntime | undefined, trusted: boolean): k8s.types.input.core.v1.EnvVar[] {
   if (!rt) return [];
   return [
-    ...(rt.bindPassword
-      ? [
-          {
-            name: "SECRET_AUTH_LDAP_BIND_PASSWORD",
-            valueFrom: { secretKeyRef: { name: rt.bindPassword.name, key: rt.bindPassword.key } },
-          },
-          { name: "PULP_AUTH_LDAP_BIND_PASSWORD", value: "@str $(SECRET_AUTH_LDAP_BIND_PASSWORD)" },
-        ]
-      : []),
+    ...(rt.bindPassword ? secretSetting("AUTH_LDAP_BIND_PASSWORD", rt.bindPassword) : []),
     ...(trusted ? [{ name: "LDAPTLS_CACERT", value: CA_BUNDLE_FILE }] : []),
   ];
 }

@@ -103,7 +103,7 @@ function livezIsDatabaseFree(version: string): boolean {
  * bool), so the value reaches it as `@str <value>`: Kubernetes expands `$(VAR)` from the variable read
  * from the Secret, whose name dynaconf ignores (no PULP_ prefix).
  */
-const secretSetting = (setting: string, ref: SecretKeyRef): k8s.types.input.core.v1.EnvVar[] => [
+export const secretSetting = (setting: string, ref: SecretKeyRef): k8s.types.input.core.v1.EnvVar[] => [
   { name: `SECRET_${setting}`, valueFrom: { secretKeyRef: { name: ref.name, key: ref.key } } },
   { name: `PULP_${setting}`, value: `@str $(SECRET_${setting})` },
 ];
