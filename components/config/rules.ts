@@ -113,6 +113,9 @@ const MANAGED_SETTINGS = [
   "PRIVATE_KEY_PATH",
 ];
 
+/** The settings pulp:ldap writes (components/ldap/ldap.ts): with it, nothing else may set them. */
+const setByLdap = (name: string) => name === "AUTHENTICATION_BACKENDS" || name.startsWith("AUTH_LDAP_");
+
 /**
  * The web servers' preStop delay in seconds (the `sleep 10` of pulpContainer in
  * components/workload/pulpProcess.ts; a unit test keeps the two equal). Endpoint removal reaches every proxy
@@ -291,9 +294,7 @@ export function checkRules(
   // A setting from a Secret: not one the program sets, and not also in extraSettings (which would win).
   for (const name of Object.keys(config.secretSettings ?? {})) {
     const top = name.split("__")[0];
-    const own =
-      MANAGED_SETTINGS.includes(top) ||
-      (config.ldap && (top === "AUTHENTICATION_BACKENDS" || top.startsWith("AUTH_LDAP_")));
+    const own = MANAGED_SETTINGS.includes(top) || (config.ldap && setByLdap(top));
     if (own || top in config.extraSettings) {
       add(
         ["secretSettings", name],
@@ -307,7 +308,7 @@ export function checkRules(
   }
   if (config.ldap) {
     for (const name of Object.keys(config.extraSettings)) {
-      if (name === "AUTHENTICATION_BACKENDS" || name.startsWith("AUTH_LDAP_")) {
+      if (setByLdap(name)) {
         add(
           ["extraSettings", name],
           `${name} is set by pulp:ldap; setting it here as well would override it`,
