@@ -75,6 +75,11 @@ export interface StopTheWorldContract {
   podsGoneTimeoutSeconds: number;
   /** Set when the stop is for a restore over the live install (backup/restorePlan.ts): the backup id. */
   restoring?: string;
+  /**
+   * KEDA ScaledObjects that scale those Deployments (pulp:worker.autoscaling): paused before the scale-down,
+   * or KEDA would start workers of the old release again while the migration runs.
+   */
+  scaledObjects?: string[];
 }
 
 /** The kinds of upgrade the program decides between (upgrade/plan.ts). */

@@ -21,6 +21,18 @@ export const PULP_PROCESSES = ["api", "content", "worker"] as const;
 /** What the stop-the-world step is given, but the namespace and the cluster (the wiring's). */
 export type StopDecision = Omit<StopTheWorldArgs, "namespace" | "kube">;
 
+/** How an update treats the count of an autoscaled Deployment. */
+export interface AutoscalingDecision {
+  /**
+   * Whether the Deployment leaves spec.replicas to the autoscaler in this update. Not when the count must be
+   * set: held at zero (idle, workers in maintenance), or back from zero after an idle install or a stop,
+   * which a HorizontalPodAutoscaler takes as "autoscaling off" and would never leave.
+   */
+  leaveReplicas: boolean;
+  /** KEDA holds the workers where they are (idle, maintenance, and a stop-the-world step while it runs). */
+  paused: boolean;
+}
+
 /** One path of the Ingress and the Service it goes to. */
 export interface Route {
   path: string;
@@ -41,8 +53,10 @@ export interface InstallDecision {
    * over the live install (`restoring`, the backup id). Undefined when nothing stops.
    */
   stop?: StopDecision;
-  /** Effective replicas: 0 when idle, no workers in maintenance. */
+  /** Effective replicas: 0 when idle, no workers in maintenance; an autoscaled process starts at its minimum. */
   replicas: Record<PulpProcess | "web" | "redis", number>;
+  /** The processes an autoscaler sizes (pulp:<process>.autoscaling), and how this update treats their count. */
+  autoscaling: Partial<Record<PulpProcess | "web", AutoscalingDecision>>;
   /** The order the Pulp Deployments are created in (workers first in an upgrade: plan.ts rollOrder). */
   creation: PulpProcess[];
   /** The Pulp Deployments each one waits for, beside the migration Job. */
@@ -119,20 +133,27 @@ export function decideInstall(
     deployments: PULP_PROCESSES.map((p) => fixedName(identity, p)),
     podsGoneTimeoutSeconds:
       Math.max(...PULP_PROCESSES.map((p) => config[p].terminationGracePeriodSeconds)) + 60,
+    ...(config.worker.autoscaling ? { scaledObjects: [fixedName(identity, "worker")] } : {}),
   };
 
-  const pulpReplicas = (process: PulpProcess): number => {
-    if (config.idle) return 0;
-    if (config.maintenance && process === "worker") return 0;
-    return config[process].replicas;
-  };
+  const held = (process: PulpProcess | "web"): boolean =>
+    config.idle || (config.maintenance && process === "worker");
+  const count = (process: PulpProcess | "web"): number =>
+    held(process) ? 0 : (config[process].autoscaling?.minReplicas ?? config[process].replicas);
   const replicas = {
-    api: pulpReplicas("api"),
-    content: pulpReplicas("content"),
-    worker: pulpReplicas("worker"),
-    web: config.idle ? 0 : config.web.replicas,
+    api: count("api"),
+    content: count("content"),
+    worker: count("worker"),
+    web: count("web"),
     redis: config.idle ? 0 : 1,
   };
+  const autoscaling: InstallDecision["autoscaling"] = {};
+  for (const process of [...PULP_PROCESSES, "web"] as const) {
+    if (!config[process].autoscaling || (process === "web" && !config.web.enabled)) continue;
+    // KEDA brings workers back from zero itself once unpaused; a HorizontalPodAutoscaler does not.
+    const fromZero = process !== "worker" && (deployed.idle || (stop !== undefined && process !== "web"));
+    autoscaling[process] = { leaveReplicas: !held(process) && !fromZero, paused: held(process) };
+  }
 
   // Workers before the task dispatchers in an upgrade, after them in a downgrade (plan.ts rollOrder).
   const order = rollOrder(upgrade);
@@ -164,6 +185,7 @@ export function decideInstall(
     restoredBackup,
     stop,
     replicas,
+    autoscaling,
     creation,
     waitFor: { api: waitFor("api"), content: waitFor("content"), worker: waitFor("worker") },
     routes,

@@ -37,7 +37,9 @@ import {
 import { podDefaults } from "./workload/podSecurity";
 import { TrustedCa, trusting } from "./trust/trustedCa";
 import { Ldap, ldapEnv, ldapSettings } from "./ldap/ldap";
-import { Workload } from "./workload/workload";
+import { ROLLED_OUT_ANNOTATION, Workload } from "./workload/workload";
+import { TaskQueueScaler } from "./autoscaling/autoscaling";
+import { CpuAutoscaling } from "./config/schema";
 import { Deployed } from "./upgrade/deployed";
 import { readHistory } from "./upgrade/history";
 import { recordHistory } from "./upgrade/historyRecord";
@@ -557,6 +559,14 @@ export class Pulp extends pulumi.ComponentResource {
       ),
     );
 
+    const autoscaledWorkload = (process: PulpProcess | "web") => {
+      const how = decision.autoscaling[process];
+      const autoscaling = config[process].autoscaling;
+      if (!how || !autoscaling) return undefined;
+      const cpu = process === "worker" ? undefined : (autoscaling as CpuAutoscaling);
+      return { leaveReplicas: how.leaveReplicas, maxReplicas: autoscaling.maxReplicas, cpu };
+    };
+
     // In the decided order; each waits for the Deployments the decision names (workers first in an upgrade).
     // Only the workers sign (in tasks): only their pods get the key, and only they roll for a new one.
     const signs = (process: PulpProcess) => (process === "worker" ? signer?.runtime : undefined);
@@ -575,6 +585,7 @@ export class Pulp extends pulumi.ComponentResource {
           component: process,
           runsPulp: true,
           replicas: replicas[process],
+          autoscaled: autoscaledWorkload(process),
           configHash: ownHash
             ? pulumi.all([configHash, ownHash]).apply(([base, key]) => contentHash({ base, key }))
             : configHash,
@@ -623,6 +634,25 @@ export class Pulp extends pulumi.ComponentResource {
       );
     }
 
+    const queue = decision.autoscaling.worker;
+    if (queue && config.worker.autoscaling) {
+      const workers = this.workloads.worker!;
+      new TaskQueueScaler(
+        `${name}-worker`,
+        {
+          namespace,
+          identity,
+          deployment: workers.deployment.metadata.name,
+          autoscaling: config.worker.autoscaling,
+          database: database.settings,
+          password: database.password,
+          paused: queue.paused,
+          rolloutKey: workers.rolledOut.metadata.annotations.apply((a) => a?.[ROLLED_OUT_ANNOTATION] ?? ""),
+        },
+        child,
+      );
+    }
+
     if (parts.web) {
       const web = new PulpWeb(
         `${name}-web`,
@@ -630,6 +660,7 @@ export class Pulp extends pulumi.ComponentResource {
           namespace,
           identity,
           web: { ...config.web, replicas: replicas.web },
+          autoscaled: autoscaledWorkload("web"),
           upstreams: {
             apiHost: decision.backends.api.service,
             apiPort: decision.backends.api.port,

@@ -78,7 +78,7 @@ export const CONFIG_REFERENCE: Record<ConfigKey, KeyDoc> = {
     type: "object",
     default: "`{enabled: false}`",
     meaning:
-      "pulp-web nginx: `enabled`, `image` (`quay.io/pulp/pulp-web:3.123.1`), `replicas` (2), `resources` (ephemeral-storage limit unless set: `clientMaxBodySize` + 1Gi, as nginx buffers each upload whole in /tmp), `clientMaxBodySize` (`10g`; `/v2/` has no limit), `listenIPv6` (`true`; turn off where nodes have IPv6 disabled), `podDisruptionBudget`, `probes`, `topologySpread`, `podSpecOverrides`, `service`: `{type, port, nodePort, annotations, loadBalancerSourceRanges}`, how clients reach it: `ClusterIP` (default, through `ingress`), `NodePort` (`nodePort` on every node; unset, the cluster picks one) or `LoadBalancer` (configured by the cloud's `annotations`; `loadBalancerSourceRanges` limits its clients); `port` is the Service's (8080)",
+      "pulp-web nginx: `enabled`, `image` (`quay.io/pulp/pulp-web:3.123.1`), `replicas` (2), `autoscaling` (as api's), `resources` (ephemeral-storage limit unless set: `clientMaxBodySize` + 1Gi, as nginx buffers each upload whole in /tmp), `clientMaxBodySize` (`10g`; `/v2/` has no limit), `listenIPv6` (`true`; turn off where nodes have IPv6 disabled), `podDisruptionBudget`, `probes`, `topologySpread`, `podSpecOverrides`, `service`: `{type, port, nodePort, annotations, loadBalancerSourceRanges}`, how clients reach it: `ClusterIP` (default, through `ingress`), `NodePort` (`nodePort` on every node; unset, the cluster picks one) or `LoadBalancer` (configured by the cloud's `annotations`; `loadBalancerSourceRanges` limits its clients); `port` is the Service's (8080)",
   },
   redis: {
     type: "object",

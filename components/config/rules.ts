@@ -533,10 +533,61 @@ export function checkRules(
     }
   }
 
+  problems.push(...autoscalingProblems(config, raw));
   problems.push(...postgresProblems(config, raw));
   problems.push(...dataVolumeProblems(config, raw));
   problems.push(...ephemeralStorageProblems(config, raw));
   if (secretConfigKeys) problems.push(...plainCredentialProblems(config, secretConfigKeys));
+  return problems;
+}
+
+/** An autoscaled process: the count is the autoscaler's, within bounds it can keep, on a measure it can read. */
+function autoscalingProblems(config: ParsedConfig, raw: Record<string, unknown>): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  for (const process of ["api", "content", "worker", "web"] as const) {
+    const autoscaling = config[process].autoscaling;
+    if (!autoscaling) continue;
+    const at = (...path: string[]) => [process, ...path];
+    if (valueAt(raw, at("replicas")) !== undefined) {
+      problems.push({
+        key: keyOf(at("replicas")),
+        given: valueAt(raw, at("replicas")),
+        message:
+          `is set, but pulp:${process}.autoscaling decides how many ${process} pods run: this count would ` +
+          `never be used (the pods start at autoscaling.minReplicas)`,
+        fix: removeCommand(keyOf(at("replicas"))),
+        alternatives: [removeCommand(keyOf(at("autoscaling")))],
+      });
+    }
+    if (autoscaling.minReplicas > autoscaling.maxReplicas) {
+      problems.push({
+        key: keyOf(at("autoscaling", "minReplicas")),
+        given: autoscaling.minReplicas,
+        message: `is above pulp:${process}.autoscaling.maxReplicas (${autoscaling.maxReplicas})`,
+        fix: setCommand(keyOf(at("autoscaling", "maxReplicas")), autoscaling.minReplicas),
+      });
+    }
+    // The HorizontalPodAutoscaler measures CPU use as a share of the request: without one it has no measure.
+    if (process !== "worker" && config[process].resources.requests.cpu === undefined) {
+      problems.push({
+        key: keyOf(at("resources", "requests", "cpu")),
+        given: undefined,
+        message:
+          `is not set, and pulp:${process}.autoscaling.cpuUtilization is a share of it: the autoscaler ` +
+          `could not measure the pods' use`,
+        fix: setCommand(keyOf(at("resources", "requests", "cpu")), "250m"),
+      });
+    }
+  }
+  if (config.web.autoscaling && !config.web.enabled) {
+    problems.push({
+      key: keyOf(["web", "autoscaling"]),
+      given: valueAt(raw, ["web", "autoscaling"]),
+      message: "is set, but pulp-web does not run (pulp:web.enabled is false): nothing would be scaled",
+      fix: setCommand("pulp:web.enabled", true),
+      alternatives: [removeCommand("pulp:web.autoscaling")],
+    });
+  }
   return problems;
 }
 

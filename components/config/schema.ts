@@ -381,15 +381,50 @@ const disruptionBudget = z.union([
   z.strictObject({ minAvailable: wholeNumber(0, 10000) }),
 ]);
 
-function componentSchema(defaults: {
-  replicas: number;
-  requests: { cpu: string; memory: string };
-  limits: { memory: string };
-  terminationGracePeriodSeconds: number;
-}) {
+/**
+ * A HorizontalPodAutoscaler for a serving process (api, content, pulp-web): the count follows the pods'
+ * CPU use, which the cluster's resource metrics API reports (metrics-server), between min and max.
+ */
+const cpuAutoscalingSchema = z.strictObject({
+  minReplicas: wholeNumber(1, 1000).default(2),
+  maxReplicas: wholeNumber(1, 1000),
+  /** The average CPU use the autoscaler keeps, in percent of the pods' CPU request. */
+  cpuUtilization: wholeNumber(1, 1000).default(70),
+});
+
+/**
+ * Workers scaled by KEDA on the depth of Pulp's task queue (its tasks table, read by KEDA's PostgreSQL
+ * scaler): tasks waiting or running, per worker. With minReplicas 0 the workers go away when the queue
+ * has been empty for cooldownSeconds, and one starts when a task is dispatched.
+ */
+const queueAutoscalingSchema = z.strictObject({
+  minReplicas: wholeNumber(0, 1000).default(1),
+  maxReplicas: wholeNumber(1, 1000),
+  /** Tasks per worker the autoscaler aims for; a worker runs one task at a time. */
+  tasksPerWorker: wholeNumber(1, 100).default(1),
+  /** How often KEDA reads the queue. */
+  pollingIntervalSeconds: wholeNumber(5, 3600).default(15),
+  /** How long the queue stays short before workers are removed (to minReplicas, or to zero). */
+  cooldownSeconds: wholeNumber(0, 24 * 3600).default(300),
+});
+
+export type CpuAutoscaling = z.output<typeof cpuAutoscalingSchema>;
+export type QueueAutoscaling = z.output<typeof queueAutoscalingSchema>;
+
+function componentSchema<A extends z.ZodType>(
+  defaults: {
+    replicas: number;
+    requests: { cpu: string; memory: string };
+    limits: { memory: string };
+    terminationGracePeriodSeconds: number;
+  },
+  autoscaling: A,
+) {
   return z
     .strictObject({
       replicas: wholeNumber(0, 1000).default(defaults.replicas),
+      /** Unset: `replicas` pods. Set: the autoscaler decides the count, and `replicas` must not be set. */
+      autoscaling: emptyIsUnset(autoscaling.optional()),
       // With storage.s3 the program raises the ephemeral-storage defaults (ephemeral.ts ephemeralDefaults).
       resources: resourcesSchema.default({
         requests: { ...defaults.requests, "ephemeral-storage": DEFAULT_REQUEST },
@@ -415,12 +450,15 @@ function componentSchema(defaults: {
     .prefault({});
 }
 
-export const apiSchema = componentSchema({
-  replicas: 2,
-  requests: { cpu: "250m", memory: "512Mi" },
-  limits: { memory: "2Gi" },
-  terminationGracePeriodSeconds: 60,
-});
+export const apiSchema = componentSchema(
+  {
+    replicas: 2,
+    requests: { cpu: "250m", memory: "512Mi" },
+    limits: { memory: "2Gi" },
+    terminationGracePeriodSeconds: 60,
+  },
+  cpuAutoscalingSchema,
+);
 
 const workerDefaults = {
   replicas: 2,
@@ -465,6 +503,7 @@ const webSchema = z
     enabled: z.boolean().default(false),
     image: formatted(imageProblem).default("quay.io/pulp/pulp-web:3.123.1"),
     replicas: wholeNumber(0, 1000).default(2),
+    autoscaling: emptyIsUnset(cpuAutoscalingSchema.optional()),
     resources: resourcesSchema.default({
       // The limit: web.clientMaxBodySize and 1Gi (ephemeral.ts ephemeralDefaults).
       requests: { cpu: "50m", memory: "64Mi", "ephemeral-storage": DEFAULT_REQUEST },
@@ -759,14 +798,17 @@ export const configSchema = z.strictObject({
   maintenance: z.boolean().default(false),
   idle: z.boolean().default(false),
   api: apiSchema,
-  content: componentSchema({
-    replicas: 2,
-    requests: { cpu: "100m", memory: "256Mi" },
-    limits: { memory: "1Gi" },
-    // 10 s preStop + gunicorn's 30 s graceful timeout, in which aiohttp finishes open downloads.
-    terminationGracePeriodSeconds: 45,
-  }),
-  worker: componentSchema(workerDefaults),
+  content: componentSchema(
+    {
+      replicas: 2,
+      requests: { cpu: "100m", memory: "256Mi" },
+      limits: { memory: "1Gi" },
+      // 10 s preStop + gunicorn's 30 s graceful timeout, in which aiohttp finishes open downloads.
+      terminationGracePeriodSeconds: 45,
+    },
+    cpuAutoscalingSchema,
+  ),
+  worker: componentSchema(workerDefaults, queueAutoscalingSchema),
   web: webSchema,
   redis: redisSchema,
   database: databaseSchema,

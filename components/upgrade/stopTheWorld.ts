@@ -43,6 +43,11 @@ export const stopTheWorldProvider: pulumi.dynamic.ResourceProvider = {
     const base = `/apis/apps/v1/namespaces/${inputs.namespace}/deployments`;
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+    // Paused first: KEDA would otherwise scale the workers back up to their minimum (or for the queue).
+    // The ScaledObject's own apply, after the new release has rolled out, sets the annotation back.
+    for (const name of inputs.scaledObjects ?? []) {
+      await pauseScaledObject(api, inputs.namespace, name, true);
+    }
     const stopped: StoppedDeployment[] = [];
     const selectors: string[] = [];
     for (const name of inputs.deployments) {
@@ -109,6 +114,7 @@ export const stopTheWorldProvider: pulumi.dynamic.ResourceProvider = {
   async delete(_id: string, outs: StopTheWorldOutputs) {
     const api = kubeApi(outs.kube);
     const base = `/apis/apps/v1/namespaces/${outs.namespace}/deployments`;
+    let restarted = false;
     for (const s of outs.stopped ?? []) {
       const deployment = await api.request("GET", `${base}/${s.name}`);
       if (!deployment || !shouldRestart(s, deployment)) continue;
@@ -118,9 +124,35 @@ export const stopTheWorldProvider: pulumi.dynamic.ResourceProvider = {
         { spec: { replicas: s.replicas } },
         "application/merge-patch+json",
       );
+      restarted = true;
+    }
+    // The revert path (nothing has applied the Deployments, so nothing has applied the ScaledObjects either).
+    if (restarted) {
+      for (const name of outs.scaledObjects ?? []) {
+        await pauseScaledObject(api, outs.namespace, name, false);
+      }
     }
   },
 };
+
+/** KEDA's pause annotation (kedacore/keda apis/keda/v1alpha1 scaledobject_types.go): "false" scales again. */
+export const KEDA_PAUSED = "autoscaling.keda.sh/paused";
+
+async function pauseScaledObject(
+  api: ReturnType<typeof kubeApi>,
+  namespace: string,
+  name: string,
+  paused: boolean,
+): Promise<void> {
+  const path = `/apis/keda.sh/v1alpha1/namespaces/${namespace}/scaledobjects/${name}`;
+  if (!(await api.request("GET", path))) return;
+  await api.request(
+    "PATCH",
+    `${path}?fieldManager=${FIELD_MANAGER}`,
+    { metadata: { annotations: { [KEDA_PAUSED]: String(paused) } } },
+    "application/merge-patch+json",
+  );
+}
 
 /** The revert path: nothing but this step has touched the Deployment since it was stopped. */
 export function shouldRestart(

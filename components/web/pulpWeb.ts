@@ -7,7 +7,7 @@ import { contentHash } from "../common/hash";
 import { fixedName, Identity, labels } from "../common/labels";
 import { PodSpecOverrides } from "../common/merge";
 import { PodDefaults } from "../workload/podSecurity";
-import { Workload } from "../workload/workload";
+import { Workload, WorkloadArgs } from "../workload/workload";
 import { renderNginxConf, NginxInput, WEB_PORT } from "./nginx";
 
 export interface PulpWebArgs {
@@ -17,6 +17,8 @@ export interface PulpWebArgs {
   upstreams: Omit<NginxInput, "clientMaxBodySize" | "listenIPv6">;
   after?: pulumi.Resource[];
   podDefaults?: PodDefaults;
+  /** Sized by a HorizontalPodAutoscaler (pulp:web.autoscaling; decide.ts). */
+  autoscaled?: WorkloadArgs["autoscaled"];
 }
 
 export const NGINX_GRACEFUL_STOP = "sleep 10; nginx -s quit; while [ -e /tmp/nginx.pid ]; do sleep 1; done";
@@ -56,6 +58,7 @@ export class PulpWeb extends pulumi.ComponentResource {
         component: "web",
         runsPulp: false,
         replicas: args.web.replicas,
+        autoscaled: args.autoscaled,
         configHash: hash,
         service: { ...webService(args.web), targetPort: WEB_PORT },
         disruptionBudget: args.web.podDisruptionBudget,

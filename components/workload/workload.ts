@@ -4,6 +4,8 @@ import { Component, fixedName, Identity, labels, runningLabels, selectorLabels }
 import { contentHash } from "../common/hash";
 import { deepMerge, PodSpecOverrides } from "../common/merge";
 import { PodDefaults, restricted } from "./podSecurity";
+import { cpuAutoscaler } from "../autoscaling/autoscaling";
+import { CpuAutoscaling } from "../config/schema";
 
 /** Pod-template annotation holding a hash of exactly the config the pods consume: a change rolls them. */
 import { CONFIG_HASH_ANNOTATION } from "../contract";
@@ -47,6 +49,11 @@ export interface WorkloadArgs {
    * Deployment, PodDisruptionBudget and Service never carry it: an upgrade changes only what runs.
    */
   runsPulp: boolean;
+  /**
+   * Sized by an autoscaler: `replicas` is the count on create (and when `leaveReplicas` is false); with
+   * `cpu` a HorizontalPodAutoscaler is made here (the workers' KEDA ScaledObject is made by pulp.ts).
+   */
+  autoscaled?: { leaveReplicas: boolean; maxReplicas: number; cpu?: CpuAutoscaling };
   /** What must be done before the Deployment changes (the migration Job). A component's own dependsOn
    * does not hold back its children, so it is passed down to the Deployment itself. */
   after?: pulumi.Resource[];
@@ -58,6 +65,7 @@ export interface WorkloadArgs {
  */
 export class Workload extends pulumi.ComponentResource {
   readonly deployment: k8s.apps.v1.Deployment;
+  readonly autoscaler?: k8s.autoscaling.v2.HorizontalPodAutoscaler;
   /**
    * Done once the Deployment's current generation has rolled out: every pod new and available, no old one
    * left. What must come after a rollout (the api and content after the workers, the history record)
@@ -109,7 +117,7 @@ export class Workload extends pulumi.ComponentResource {
       spec: podSpec,
     };
     const progressDeadlineSeconds = args.progressDeadlineSeconds ?? 600;
-    const rolloutTimeout = `${progressDeadlineSeconds * (args.replicas + 1)}s`;
+    const rolloutTimeout = `${progressDeadlineSeconds * ((args.autoscaled?.maxReplicas ?? args.replicas) + 1)}s`;
     this.deployment = new k8s.apps.v1.Deployment(
       name,
       {
@@ -137,6 +145,10 @@ export class Workload extends pulumi.ComponentResource {
         // The provider reports ProgressDeadlineExceeded but keeps waiting until its own timeout (10 min by
         // default): end the wait once every new pod has had its deadline, so `up` fails with the reason.
         customTimeouts: { create: rolloutTimeout, update: rolloutTimeout },
+        // The autoscaler's count stays: under server-side apply the provider leaves the field out when the
+        // autoscaler owns it, and sends the live value while this stack still does (pulumi-kubernetes
+        // provider/pkg/await/await.go, handleSSAIgnoreFields). A dropped field would fall back to 1.
+        ignoreChanges: args.autoscaled?.leaveReplicas ? ["spec.replicas"] : undefined,
       },
     );
 
@@ -160,6 +172,20 @@ export class Workload extends pulumi.ComponentResource {
       },
       { parent: this, customTimeouts: { create: rolloutTimeout, update: rolloutTimeout } },
     );
+
+    if (args.autoscaled?.cpu) {
+      this.autoscaler = cpuAutoscaler(
+        name,
+        {
+          namespace: args.namespace,
+          identity: args.identity,
+          component: args.component,
+          deployment: this.deployment.metadata.name,
+          autoscaling: args.autoscaled.cpu,
+        },
+        { parent: this },
+      );
+    }
 
     this.disruptionBudget = new k8s.policy.v1.PodDisruptionBudget(
       name,

@@ -12,25 +12,33 @@ import { stopTheWorldProvider, StopTheWorldInputs } from "../../../../components
 interface ApiServer {
   server: http.Server;
   seen: string[];
+  /** The body of each PATCH, in order, as "<path> <body>". */
+  patches: string[];
   kubeconfig: string;
 }
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stw-cluster-"));
+/** pulp-api's spec.replicas on the stand-in servers. */
+let apiReplicas = 2;
 
-/** An API server with one Deployment, pulp-api (2 replicas), whose pods are already gone. */
+/** An API server with one Deployment, pulp-api (2 replicas), whose pods are already gone, and one ScaledObject. */
 async function apiServer(name: string): Promise<ApiServer> {
   const seen: string[] = [];
+  const patches: string[] = [];
   const server = http.createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on("data", (c) => chunks.push(c));
     req.on("end", () => {
+      if (req.method === "PATCH") patches.push(`${req.url!.split("?")[0]} ${Buffer.concat(chunks)}`);
       const json = (body: unknown) =>
         res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(body));
       if (req.url!.includes("/pods")) return json({ items: [] });
+      if (req.url!.includes("/scaledobjects/pulp-worker")) return json({ metadata: { name: "pulp-worker" } });
       if (req.url!.includes("/deployments/pulp-api"))
         return json({
           metadata: { name: "pulp-api", generation: 3 },
-          spec: { replicas: 2, selector: { matchLabels: { app: "pulp-api" } } },
+          spec: { replicas: apiReplicas, selector: { matchLabels: { app: "pulp-api" } } },
         });
       return res.writeHead(404).end("{}");
     });
@@ -49,7 +57,7 @@ async function apiServer(name: string): Promise<ApiServer> {
       users: [{ name, user: { token: `token-${name}` } }],
     }),
   );
-  return { server, seen, kubeconfig };
+  return { server, seen, patches, kubeconfig };
 }
 
 let target: ApiServer;
@@ -68,6 +76,7 @@ afterAll(() => {
 });
 beforeEach(() => {
   target.seen.length = 0;
+  target.patches.length = 0;
   wrong.seen.length = 0;
 });
 
@@ -122,4 +131,37 @@ test("no kubeconfig anywhere: the in-cluster service account, never a guess", ()
   expect(() => clusterFrom(undefined, undefined, { KUBECONFIG: path.join(dir, "missing") }, dir)).toThrow(
     /does not exist/,
   );
+});
+
+test("KEDA is paused before the scale-down, and unpaused on the revert path with the Deployment it scales back", async () => {
+  const cluster = clusterFrom(target.kubeconfig, undefined, {}, dir);
+  const withKeda = { ...inputs(cluster), scaledObjects: ["pulp-worker", "gone"] };
+  await stopTheWorldProvider.create!(withKeda);
+  const scaledObject = "/apis/keda.sh/v1alpha1/namespaces/pulp/scaledobjects/pulp-worker";
+  expect(target.patches).toEqual([
+    `${scaledObject} {"metadata":{"annotations":{"autoscaling.keda.sh/paused":"true"}}}`,
+    `/apis/apps/v1/namespaces/pulp/deployments/pulp-api/scale {"spec":{"replicas":0}}`,
+  ]);
+  // A ScaledObject that is not there ("gone") is skipped, not an error.
+  target.patches.length = 0;
+  const outs = {
+    ...withKeda,
+    stopped: [{ name: "pulp-api", replicas: 2, generation: 3 }],
+    lastPodGoneAt: "",
+    heartbeatsExpiredAt: "",
+  };
+  // The stand-in Deployment has 2 replicas: the new release's update applied it (and the ScaledObject).
+  await stopTheWorldProvider.delete!("id", outs);
+  expect(target.patches).toEqual([]);
+  // Still at zero with the same generation: the revert path restarts it and unpauses KEDA.
+  apiReplicas = 0;
+  try {
+    await stopTheWorldProvider.delete!("id", outs);
+  } finally {
+    apiReplicas = 2;
+  }
+  expect(target.patches).toEqual([
+    `/apis/apps/v1/namespaces/pulp/deployments/pulp-api/scale {"spec":{"replicas":2}}`,
+    `${scaledObject} {"metadata":{"annotations":{"autoscaling.keda.sh/paused":"false"}}}`,
+  ]);
 });
