@@ -20,6 +20,8 @@ const RECENT_SECONDS = 3600;
 const LONG_MIGRATION_SECONDS = 30 * 60;
 /** A task waiting this long while workers are online is stuck or starved. */
 const STUCK_TASK_SECONDS = 10 * 60;
+/** KEDA wakes a worker within its polling interval and the pod's start: minutes, not more. */
+const WAKE_SECONDS = 5 * 60;
 /** A scheduled backup whose last success is older than this has been failing or not running. */
 const STALE_BACKUP_SECONDS = 8 * 24 * 3600;
 
@@ -59,12 +61,33 @@ export function diagnose(s: Snapshot): Finding[] {
         fix: `kubectl get pods -l app.kubernetes.io/instance=${s.instance},app.kubernetes.io/component=redis ${ns}`,
       });
     }
-    if (st.database_connection.connected && st.online_workers.length === 0) {
+    // Workers scaled to zero (pulp:worker.autoscaling with minReplicas 0, or maintenance) are idle, not
+    // down: only a task left waiting says that nothing wakes them.
+    const workersAtZero = s.deployments.some((d) => d.component === "worker" && d.desired === 0);
+    const queue = s.tasks.ok ? s.tasks.queue : undefined;
+    if (st.database_connection.connected && st.online_workers.length === 0 && !workersAtZero) {
       add({
         severity: "problem",
         subject: `deployment/${s.instance}-worker`,
         what: "no worker is online: every task (sync, publish, upload, delete) waits",
         fix: `kubectl get deployment ${s.instance}-worker ${ns}; kubectl logs deployment/${s.instance}-worker ${ns}`,
+      });
+    } else if (
+      workersAtZero &&
+      queue &&
+      queue.waiting > 0 &&
+      (queue.oldestWaitingSeconds ?? 0) > WAKE_SECONDS
+    ) {
+      add({
+        severity: "problem",
+        subject: `deployment/${s.instance}-worker`,
+        what:
+          `the workers are scaled to zero and ${queue.waiting} tasks wait, the oldest for ` +
+          `${Math.round(queue.oldestWaitingSeconds!)} s: nothing has woken a worker`,
+        fix:
+          `pulumi config get pulp:maintenance (true keeps the workers stopped); kubectl get scaledobject ` +
+          `${s.instance}-worker ${ns} -o yaml (KEDA: its Ready and Active conditions, its paused annotation); ` +
+          "kubectl logs -n keda deployment/keda-operator",
       });
     }
     if (st.database_connection.connected && st.online_content_apps.length === 0) {

@@ -71,6 +71,21 @@ test("a healthy install: no finding, and the report says so", () => {
   expect(render(s, [])).toContain("No problems found.");
 });
 
+test("workers scaled to zero (KEDA, idle queue) are no finding; a task left waiting for them is, naming KEDA", () => {
+  const s = healthy();
+  if (s.status.ok) s.status.body.online_workers = [];
+  s.deployments.find((d) => d.component === "worker")!.desired = 0;
+  s.pods = s.pods.filter((p) => p.component !== "worker");
+  expect(diagnose(s)).toEqual([]);
+  s.tasks = { ok: true, queue: { waiting: 3, oldestWaitingSeconds: 30, running: 0, failedLastHour: 0 } };
+  expect(diagnose(s)).toEqual([]);
+  s.tasks = { ok: true, queue: { waiting: 3, oldestWaitingSeconds: 900, running: 0, failedLastHour: 0 } };
+  const [f] = diagnose(s);
+  expect(f).toMatchObject({ severity: "problem", subject: "deployment/pulp-worker" });
+  expect(f.what).toContain("scaled to zero and 3 tasks wait, the oldest for 900 s");
+  expect(f.fix).toContain(`kubectl get scaledobject pulp-worker -n ${NS}`);
+});
+
 test("the database is away: Pulp's status says so, and the fix names the CloudNativePG cluster", () => {
   const s = healthy();
   if (s.status.ok) s.status.body.database_connection.connected = false;
