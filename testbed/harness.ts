@@ -57,10 +57,10 @@ export function kubectlTry(args: string[], input?: string): { ok: boolean; outpu
 export async function waitUntil(
   what: string,
   seconds: number,
-  done: () => boolean,
+  done: () => boolean | Promise<boolean>,
   options: { intervalMs?: number; detail?: () => string } = {},
 ): Promise<void> {
-  for (const deadline = Date.now() + seconds * 1000; !done();) {
+  for (const deadline = Date.now() + seconds * 1000; !(await done());) {
     if (Date.now() > deadline) {
       throw new Error(`${what}: not within ${seconds} s${options.detail ? `\n${options.detail()}` : ""}`);
     }

@@ -42,7 +42,10 @@ export interface HttpResult {
   ms: number;
 }
 
-/** One GET (redirects not followed), with a timeout. */
+/**
+ * One GET (redirects not followed), with a timeout. Never on a kept-alive socket (Node's global agent keeps
+ * them since v19): one opened before its pod went (idle, a rollout) would time out on the next write.
+ */
 export function get(
   url: string,
   headers: Record<string, string> = {},
@@ -50,7 +53,7 @@ export function get(
 ): Promise<HttpResult> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const req = http.get(url, { headers, timeout: timeoutMs }, (res) => {
+    const req = http.get(url, { headers, timeout: timeoutMs, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c) => chunks.push(c));
       res.on("end", () =>
@@ -262,6 +265,7 @@ export function postJson(pulp: Pulp, apiPath: string, body: object): Promise<{ s
       {
         method: "POST",
         timeout: 30_000,
+        agent: false,
         headers: { Authorization: `Basic ${auth}`, "Content-Type": "application/json" },
       },
       (res) => {
@@ -282,6 +286,54 @@ export function postJson(pulp: Pulp, apiPath: string, body: object): Promise<{ s
     req.on("timeout", () => req.destroy(new Error(`POST ${apiPath}: no answer in 30 s`)));
     req.on("error", reject);
     req.end(payload);
+  });
+}
+
+/**
+ * One file upload as a single request (POST content/file/files/, multipart): Pulp answers 202 once the task
+ * that makes the content is dispatched, without waiting for it. Resolves to the task's href.
+ */
+export function dispatchUpload(pulp: Pulp, relativePath: string, data: Buffer): Promise<string> {
+  const boundary = `pulp-${crypto.randomBytes(12).toString("hex")}`;
+  const field = (name: string, value: string) =>
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
+  const body = Buffer.concat([
+    field("relative_path", relativePath),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${path.basename(relativePath)}"\r\n` +
+        "Content-Type: application/octet-stream\r\n\r\n",
+    ),
+    data,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  const auth = Buffer.from(`${pulp.username ?? "admin"}:${pulp.password}`).toString("base64");
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${pulp.baseUrl}/pulp/api/v3/content/file/files/`,
+      {
+        method: "POST",
+        timeout: 60_000,
+        agent: false,
+        headers: {
+          Authorization: `Basic ${auth}`,
+          "Content-Type": `multipart/form-data; boundary=${boundary}`,
+          "Content-Length": body.length,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          if (res.statusCode !== 202)
+            return reject(new Error(`upload ${relativePath}: ${res.statusCode} ${text}`));
+          resolve(JSON.parse(text).task);
+        });
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`upload ${relativePath}: no answer in 60 s`)));
+    req.on("error", reject);
+    req.end(body);
   });
 }
 

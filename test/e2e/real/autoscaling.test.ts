@@ -1,0 +1,230 @@
+// Real Pulp on the real node, sized by autoscalers: KEDA (the workers, on the depth of Pulp's task queue)
+// and metrics-server (the api's HorizontalPodAutoscaler, on CPU), both built from their Go modules
+// (testbed/autoscaling). The workers start at zero; a burst of uploads wakes them, their count rises while
+// the queue is deep, the queue drains, and they go back to zero. The api's CPU raises its count. Then
+// what the autoscalers set survives: a preview shows no change, an update that rolls the pods keeps their
+// count, and an idle install comes back at its minimum (a HorizontalPodAutoscaler never leaves zero alone).
+import * as path from "path";
+import { dropStack, freshStack, getJson, items, mustPulumi, waitUntil } from "../../../testbed/harness";
+import { REPO } from "../../../testbed/local/environment";
+import { ensureAutoscalers } from "../../../testbed/real/autoscaling";
+import { dispatchUpload, get, Pulp, pulpCli } from "../../../testbed/real/clients";
+import { DATABASE_PASSWORD, dropDatabase, ensureDatabase } from "../../../testbed/real/database";
+import { importImages, localImages, releaseConfig, SMALL_PODS } from "../../../testbed/real/stack";
+
+jest.setTimeout(20 * 60 * 1000);
+
+const STACK = "real-autoscaling";
+const NS = "pulp-autoscaling";
+const DATABASE = "pulp_autoscaling";
+const ADMIN_PASSWORD = "autoscaling-admin-password-Kq7";
+const WORKERS = { minReplicas: 0, maxReplicas: 3, pollingIntervalSeconds: 5, cooldownSeconds: 30 };
+const API = { minReplicas: 1, maxReplicas: 3, cpuUtilization: 50 };
+const UPLOADS = 24;
+let pulp: Pulp;
+
+const replicasOf = (name: string): number => getJson(["deployment", name, "-n", NS]).spec.replicas ?? 1;
+
+/** The Deployment's spec.replicas every second until `done` says stop; the highest count seen. */
+function watchReplicas(name: string): { stop(): number[] } {
+  const seen: number[] = [replicasOf(name)];
+  const timer = setInterval(() => seen.push(replicasOf(name)), 1000);
+  return {
+    stop() {
+      clearInterval(timer);
+      return seen;
+    },
+  };
+}
+
+const taskState = async (href: string): Promise<string> => {
+  const auth = Buffer.from(`admin:${ADMIN_PASSWORD}`).toString("base64");
+  const r = await get(`${pulp.baseUrl}${href}`, { Authorization: `Basic ${auth}` });
+  return JSON.parse(r.body.toString()).state;
+};
+
+const tasksLeft = async (): Promise<number> => {
+  const auth = Buffer.from(`admin:${ADMIN_PASSWORD}`).toString("base64");
+  const r = await get(`${pulp.baseUrl}/pulp/api/v3/tasks/?state__in=waiting,running&limit=1`, {
+    Authorization: `Basic ${auth}`,
+  });
+  return JSON.parse(r.body.toString()).count;
+};
+
+beforeAll(
+  () => {
+    importImages();
+    ensureAutoscalers();
+    const postgresql = localImages().postgresql;
+    ensureDatabase(postgresql, DATABASE);
+    dropDatabase(DATABASE);
+    ensureDatabase(postgresql, DATABASE);
+    const release = releaseConfig(NS, DATABASE, "3.123.1");
+    freshStack(
+      STACK,
+      {
+        ...release,
+        // The counts are the autoscalers' (a `replicas` beside `autoscaling` is refused).
+        api: { resources: SMALL_PODS, autoscaling: API },
+        worker: { terminationGracePeriodSeconds: 60, resources: SMALL_PODS, autoscaling: WORKERS },
+        web: { ...(release.web as object), replicas: 1 },
+      },
+      path.join(REPO, "Pulumi.dev.yaml"),
+    );
+    mustPulumi(STACK, [
+      "config",
+      "set-all",
+      "--secret",
+      `pulp:adminPassword=${ADMIN_PASSWORD}`,
+      "--secret",
+      `pulp:databasePassword=${DATABASE_PASSWORD}`,
+    ]);
+  },
+  10 * 60 * 1000,
+);
+
+afterAll(() => {
+  if (!process.env.PULP_KEEP_STACK) {
+    dropStack(STACK, NS);
+    dropDatabase(DATABASE);
+  }
+});
+
+test("installed with no worker: KEDA's ScaledObject is ready and reads the task queue from Pulp's database", async () => {
+  mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
+  pulp = {
+    baseUrl: `http://${getJson(["service", "pulp-web", "-n", NS]).spec.clusterIP}:8080`,
+    password: ADMIN_PASSWORD,
+    namespace: NS,
+  };
+  expect(pulpCli(pulp, ["status"]).database_connection.connected).toBe(true);
+  expect(replicasOf("pulp-worker")).toBe(0);
+  // Ready: KEDA built the HPA and its PostgreSQL scaler connected and ran the query.
+  await waitUntil("the workers' ScaledObject Ready", 120, () => {
+    const so = getJson(["scaledobject", "pulp-worker", "-n", NS]);
+    return so.status?.conditions?.some(
+      (c: { type: string; status: string }) => c.type === "Ready" && c.status === "True",
+    );
+  });
+  const so = getJson(["scaledobject", "pulp-worker", "-n", NS]);
+  expect(so.status.hpaName).toBe("pulp-worker");
+  expect(so.status.conditions.find((c: { type: string }) => c.type === "Active").status).toBe("False");
+});
+
+test("a burst of uploads wakes the workers, their count rises with the queue, the queue drains, and they go back to zero", async () => {
+  const watch = watchReplicas("pulp-worker");
+  const started = Date.now();
+  // Uploads at once, each one task (no repository: no lock shared between them), dispatched without
+  // waiting for it: the queue is deep before the first worker has started.
+  const tasks = await Promise.all(
+    Array.from({ length: UPLOADS }, (_, i) =>
+      dispatchUpload(
+        pulp,
+        `burst-${i}.bin`,
+        Buffer.concat([Buffer.from(`burst ${i}\n`), Buffer.alloc(64 * 1024, i)]),
+      ),
+    ),
+  );
+  expect(tasks.length).toBe(UPLOADS);
+  const queued = await tasksLeft();
+  await waitUntil("every task done", 600, async () => (await tasksLeft()) === 0, { intervalMs: 2000 });
+  const drainedAfter = (Date.now() - started) / 1000;
+  await waitUntil("the workers back to zero", 300, () => replicasOf("pulp-worker") === 0, {
+    intervalMs: 2000,
+  });
+  const seen = watch.stop();
+  const peak = Math.max(...seen);
+  console.log(
+    `autoscaling: ${UPLOADS} uploads, ${queued} tasks waiting or running after the last was dispatched; ` +
+      `drained ${drainedAfter.toFixed(0)} s after the first; workers ${seen[0]} -> peak ${peak} -> 0 ` +
+      `${((Date.now() - started) / 1000).toFixed(0)} s after the first upload`,
+  );
+  expect(seen[0]).toBe(0);
+  expect(peak).toBeGreaterThanOrEqual(2);
+  expect(peak).toBeLessThanOrEqual(WORKERS.maxReplicas);
+  const failed = pulpCli(pulp, ["task", "list", "--state", "failed", "--limit", "50"]);
+  expect(failed).toEqual([]);
+  const uploaded = pulpCli(pulp, ["file", "content", "list", "--limit", "100"]) as {
+    relative_path: string;
+  }[];
+  expect(uploaded.filter((c) => c.relative_path.startsWith("burst-")).length).toBe(UPLOADS);
+});
+
+test("the api's HPA sizes it from metrics-server's CPU readings: a rescale for CPU above target, held above the minimum under load", async () => {
+  // Starting pods use more CPU than serving ones: the HPA may have raised the count already (it lowers it
+  // only after 5 min of less use), so the load holds it above the minimum rather than starting from it.
+  const auth = { Authorization: `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString("base64")}` };
+  let load = true;
+  const clients = Array.from({ length: 4 }, async () => {
+    while (load) await get(`${pulp.baseUrl}/pulp/api/v3/status/`, auth, 30_000).catch(() => undefined);
+  });
+  try {
+    await waitUntil("the api scaled up", 300, () => replicasOf("pulp-api") > API.minReplicas, {
+      intervalMs: 3000,
+    });
+  } finally {
+    load = false;
+    await Promise.all(clients);
+  }
+  const hpa = getJson(["hpa", "pulp-api", "-n", NS]);
+  console.log(
+    `autoscaling: api HPA at ${hpa.status.desiredReplicas}, CPU ${JSON.stringify(hpa.status.currentMetrics)}`,
+  );
+  expect(hpa.status.currentMetrics[0].resource.current.averageUtilization).toBeGreaterThan(0);
+  // The rescale was the CPU reading's doing, as the HPA controller records it.
+  const rescales = items("events", NS)
+    .filter(
+      (e) => e.involvedObject.kind === "HorizontalPodAutoscaler" && e.involvedObject.name === "pulp-api",
+    )
+    .filter((e) => e.reason === "SuccessfulRescale")
+    .map((e) => e.message as string);
+  expect(rescales).toEqual(
+    expect.arrayContaining([expect.stringMatching(/reason: cpu resource utilization .* above target/)]),
+  );
+});
+
+test("what the autoscalers set survives: no drift in a preview, an update that rolls the pods keeps the count", async () => {
+  const before = replicasOf("pulp-api");
+  expect(before).toBeGreaterThan(API.minReplicas);
+  mustPulumi(STACK, ["preview", "--expect-no-changes", "--diff"]);
+  // A new pod annotation rolls the api; the HPA's count stays (a dropped field would fall back to 1).
+  mustPulumi(STACK, ["config", "set", "--path", "pulp:api.podAnnotations.rolled", "once"]);
+  mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
+  const deployment = getJson(["deployment", "pulp-api", "-n", NS]);
+  expect(deployment.spec.template.metadata.annotations.rolled).toBe("once");
+  expect(deployment.spec.replicas).toBeGreaterThanOrEqual(Math.min(before, API.maxReplicas) - 1);
+  expect(deployment.spec.replicas).toBeGreaterThan(API.minReplicas);
+});
+
+test("idle holds everything at zero with KEDA paused; waking sets the api back to its minimum, and KEDA takes the workers again", async () => {
+  mustPulumi(STACK, ["config", "set", "pulp:idle", "true"]);
+  mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
+  expect(["pulp-api", "pulp-content", "pulp-worker", "pulp-web"].map(replicasOf)).toEqual([0, 0, 0, 0]);
+  expect(
+    getJson(["scaledobject", "pulp-worker", "-n", NS]).metadata.annotations["autoscaling.keda.sh/paused"],
+  ).toBe("true");
+  // KEDA honours it (its Paused condition), so it neither wakes nor removes workers until the annotation goes.
+  await waitUntil("KEDA reports the ScaledObject paused", 60, () =>
+    getJson(["scaledobject", "pulp-worker", "-n", NS]).status?.conditions?.some(
+      (c: { type: string; status: string }) => c.type === "Paused" && c.status === "True",
+    ),
+  );
+  mustPulumi(STACK, ["config", "set", "pulp:idle", "false"]);
+  mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
+  // Set by the update: an HPA leaves a Deployment at zero alone (it may raise it further for the new pods' CPU).
+  expect(replicasOf("pulp-api")).toBeGreaterThanOrEqual(API.minReplicas);
+  expect(
+    getJson(["scaledobject", "pulp-worker", "-n", NS]).metadata.annotations["autoscaling.keda.sh/paused"],
+  ).toBe("false");
+  expect(pulpCli(pulp, ["status"]).database_connection.connected).toBe(true);
+  // KEDA still wakes a worker for a task.
+  const task = await dispatchUpload(pulp, "after-idle.bin", Buffer.from("woken\n"));
+  await waitUntil(
+    "the task done by a woken worker",
+    300,
+    async () => (await taskState(task)) === "completed",
+    {
+      intervalMs: 2000,
+    },
+  );
+});
