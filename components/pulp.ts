@@ -39,6 +39,7 @@ import { TrustedCa, trusting } from "./trust/trustedCa";
 import { Ldap, ldapEnv, ldapSettings } from "./ldap/ldap";
 import { ROLLED_OUT_ANNOTATION, Workload } from "./workload/workload";
 import { TaskQueueScaler } from "./autoscaling/autoscaling";
+import { metricsEnv } from "./metrics/metrics";
 import { CpuAutoscaling } from "./config/schema";
 import { Deployed } from "./upgrade/deployed";
 import { readHistory } from "./upgrade/history";
@@ -297,6 +298,7 @@ export class Pulp extends pulumi.ComponentResource {
           cacheEnabled: config.cacheEnabled,
           workerType: config.workerType,
           tokenAuth: decision.tokenServer ? { server: decision.tokenServer } : undefined,
+          metrics: config.metrics !== undefined,
           components: config.ldap ? ldapSettings(config.ldap) : undefined,
           extra: config.extraSettings,
         },
@@ -611,7 +613,7 @@ export class Pulp extends pulumi.ComponentResource {
             ],
             containers: [
               withEnv(
-                ldapEnv(ldapRt, trust !== undefined),
+                [...ldapEnv(ldapRt, trust !== undefined), ...metricsEnv(config.metrics)],
                 signing(
                   signingRt,
                   trusting(trust, pulpContainer(process, runtime, component.resources, component.probes)),

@@ -168,6 +168,12 @@ export const CONFIG_REFERENCE: Record<ConfigKey, KeyDoc> = {
     meaning:
       "login against an LDAP directory beside Pulp's own users (django-auth-ldap, in the quay.io/pulp images): `{serverUri, startTls, bindDn, userSearch: {baseDn, filter, scope}, userAttributes, groups: {baseDn, type, filter, scope, mirror, require, deny, superuser}}`. `serverUri` `ldaps://` or `ldap://` (with `startTls: true`; a private CA goes in `trustedCa`). `bindDn` with the secret `pulp:ldapBindPassword` (`pulumi config set --secret pulp:ldapBindPassword`), or neither for an anonymous search; only the api holds the password. `userSearch.filter` default `(uid=%(user)s)`, `scope` `subtree` (or `onelevel`, `base`). `groups.type` `groupOfNames` (default), `nestedGroupOfNames`, `groupOfUniqueNames`, `posixGroup`, `activeDirectory` or `nestedActiveDirectory`; with `mirror` (default true) a user's directory groups become Pulp groups at each login, so a role granted to a group applies to its members. `require`/`deny`: a group's DN that admits or refuses; `superuser`: a group whose members are Pulp admins. Pulp's own users (admin) still log in (see [LDAP login](operations.md#ldap-login))",
   },
+  metrics: {
+    type: "object",
+    default: "none",
+    meaning:
+      "pulpcore's own OpenTelemetry metrics, sent over OTLP/HTTP (protobuf) to a collector you run: `{otlpEndpoint (the collector's base URL, e.g. `http://otel-collector.monitoring.svc:4318`; the exporter posts to `/v1/metrics`), exportIntervalSeconds (60)}`. The api's `api.request_duration` and the content app's `content.request_duration` (histograms), the workers' `tasks_unblocked_queue` and `tasks_longest_unblocked_time` (gauges). Sets `OTEL_ENABLED` (refused in `extraSettings` beside it); see [Metrics](operations.md#metrics)",
+  },
   trustedCa: {
     type: "object",
     default: "none",

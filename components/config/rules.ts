@@ -113,8 +113,16 @@ const MANAGED_SETTINGS = [
   "PRIVATE_KEY_PATH",
 ];
 
-/** The settings pulp:ldap writes (components/ldap/ldap.ts): with it, nothing else may set them. */
-const setByLdap = (name: string) => name === "AUTHENTICATION_BACKENDS" || name.startsWith("AUTH_LDAP_");
+/**
+ * The key that writes a setting, when one set in this config does: pulp:ldap (components/ldap/ldap.ts) and
+ * pulp:metrics. With it set, nothing else may set that setting.
+ */
+function writtenBy(config: ParsedConfig, name: string): string | undefined {
+  if (config.ldap && (name === "AUTHENTICATION_BACKENDS" || name.startsWith("AUTH_LDAP_")))
+    return "pulp:ldap";
+  if (config.metrics && name === "OTEL_ENABLED") return "pulp:metrics";
+  return undefined;
+}
 
 /**
  * The web servers' preStop delay in seconds (the `sleep 10` of pulpContainer in
@@ -294,7 +302,7 @@ export function checkRules(
   // A setting from a Secret: not one the program sets, and not also in extraSettings (which would win).
   for (const name of Object.keys(config.secretSettings ?? {})) {
     const top = name.split("__")[0];
-    const own = MANAGED_SETTINGS.includes(top) || (config.ldap && setByLdap(top));
+    const own = MANAGED_SETTINGS.includes(top) || writtenBy(config, top) !== undefined;
     if (own || top in config.extraSettings) {
       add(
         ["secretSettings", name],
@@ -306,15 +314,14 @@ export function checkRules(
       );
     }
   }
-  if (config.ldap) {
-    for (const name of Object.keys(config.extraSettings)) {
-      if (setByLdap(name)) {
-        add(
-          ["extraSettings", name],
-          `${name} is set by pulp:ldap; setting it here as well would override it`,
-          removeCommand(keyOf(["extraSettings", name])),
-        );
-      }
+  for (const name of Object.keys(config.extraSettings)) {
+    const by = writtenBy(config, name);
+    if (by) {
+      add(
+        ["extraSettings", name],
+        `${name} is set by ${by}; setting it here as well would override it`,
+        removeCommand(keyOf(["extraSettings", name])),
+      );
     }
   }
   if (config.backup.s3?.accessKeyId !== undefined && !suppliedSecrets.has("backupS3SecretAccessKey")) {

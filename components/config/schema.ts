@@ -408,6 +408,22 @@ const queueAutoscalingSchema = z.strictObject({
   cooldownSeconds: wholeNumber(0, 24 * 3600).default(300),
 });
 
+/**
+ * pulpcore's own OpenTelemetry metrics (OTEL_ENABLED, pulpcore 3.85 to 3.123): the api's and the content
+ * app's request durations, and from the workers the depth of the task queue and its oldest unblocked task,
+ * exported over OTLP/HTTP (protobuf) to a collector the user runs.
+ */
+const metricsSchema = z.strictObject({
+  /** The collector's OTLP/HTTP endpoint; the exporter posts to <endpoint>/v1/metrics. */
+  otlpEndpoint: z.string().refine((v) => /^https?:\/\/[^/\s]+(\/\S*)?$/.test(v) && URL.canParse(v), {
+    error: 'must be an http(s) URL such as "http://otel-collector.monitoring.svc:4318"',
+  }),
+  /** How often each process exports. */
+  exportIntervalSeconds: wholeNumber(5, 3600).default(60),
+});
+
+export type MetricsConfig = z.output<typeof metricsSchema>;
+
 export type CpuAutoscaling = z.output<typeof cpuAutoscalingSchema>;
 export type QueueAutoscaling = z.output<typeof queueAutoscalingSchema>;
 
@@ -829,6 +845,7 @@ export const configSchema = z.strictObject({
   proxy: emptyIsUnset(proxySchema),
   signing: emptyIsUnset(signingSchema),
   ldap: emptyIsUnset(ldapSchema),
+  metrics: emptyIsUnset(metricsSchema.optional()),
   namespaceQuota: quotaSchema.default({}),
   migration: z
     .strictObject({

@@ -48,6 +48,8 @@ export interface SettingsInput {
   cacheEnabled: boolean;
   workerType: "pulpcore" | "redis";
   tokenAuth?: { server: string };
+  /** pulpcore's OpenTelemetry metrics (pulp:metrics); the exporter's endpoint reaches the pods as env. */
+  metrics?: boolean;
   /** Settings of other components (pulp:ldap's), rendered after the program's own and before `extra`. */
   components?: Record<string, unknown>;
   extra: Record<string, unknown>;
@@ -121,6 +123,8 @@ export function settingsValues(input: SettingsInput): Record<string, unknown> {
     // pulp_container defaults to token auth; without TOKEN_SERVER its 401 challenge fails with a 500.
     TOKEN_AUTH_DISABLED: !input.tokenAuth,
   };
+  // Only when asked: an install without pulp:metrics keeps its settings (and its pods).
+  if (input.metrics) settings.OTEL_ENABLED = true;
   if (input.redis) {
     settings.REDIS_HOST = input.redis.host;
     settings.REDIS_PORT = input.redis.port;
