@@ -21,7 +21,7 @@ import { TYPES } from "./contract";
 import { decideInstall, PULP_PROCESSES } from "./decide";
 import { contentHash } from "./common/hash";
 import { PodSpecOverrides } from "./common/merge";
-import { labels } from "./common/labels";
+import { fixedName, labels } from "./common/labels";
 import { ArtifactStorage } from "./storage/artifactStorage";
 import { PulpWeb } from "./web/pulpWeb";
 import {
@@ -574,6 +574,33 @@ export class Pulp extends pulumi.ComponentResource {
     const signs = (process: PulpProcess) => (process === "worker" ? signer?.runtime : undefined);
     // Only the api logs users in: only its pods get the LDAP bind password, and only they roll for a new one.
     const logsIn = (process: PulpProcess) => (process === "api" ? ldap?.runtime : undefined);
+    const queue = decision.autoscaling.worker;
+    const taskQueueScaler = (
+      paused: boolean,
+      deployment: pulumi.Input<string>,
+      rolloutKey: pulumi.Input<string>,
+    ) =>
+      new TaskQueueScaler(
+        `${name}-worker`,
+        {
+          namespace,
+          identity,
+          deployment,
+          autoscaling: config.worker.autoscaling!,
+          database: database.settings,
+          password: database.password,
+          paused,
+          rolloutKey,
+        },
+        child,
+      );
+    // Held at zero (idle, maintenance): KEDA is paused first, so it cannot wake a worker for a waiting task
+    // while the Deployment goes to zero; the workers wait for it.
+    const heldQueue =
+      queue?.paused && config.worker.autoscaling
+        ? taskQueueScaler(true, fixedName(identity, "worker"), "held")
+        : undefined;
+
     for (const process of decision.creation) {
       const component = config[process];
       const signingRt = signs(process);
@@ -630,28 +657,19 @@ export class Pulp extends pulumi.ComponentResource {
             this.migration.job,
             ...(signingRt?.resources ?? []),
             ...decision.waitFor[process].map((p) => this.workloads[p]!.rolledOut),
+            ...(process === "worker" && heldQueue ? [heldQueue] : []),
           ],
         },
         child,
       );
     }
 
-    const queue = decision.autoscaling.worker;
-    if (queue && config.worker.autoscaling) {
+    if (queue && config.worker.autoscaling && !heldQueue) {
       const workers = this.workloads.worker!;
-      new TaskQueueScaler(
-        `${name}-worker`,
-        {
-          namespace,
-          identity,
-          deployment: workers.deployment.metadata.name,
-          autoscaling: config.worker.autoscaling,
-          database: database.settings,
-          password: database.password,
-          paused: queue.paused,
-          rolloutKey: workers.rolledOut.metadata.annotations.apply((a) => a?.[ROLLED_OUT_ANNOTATION] ?? ""),
-        },
-        child,
+      taskQueueScaler(
+        false,
+        workers.deployment.metadata.name,
+        workers.rolledOut.metadata.annotations.apply((a) => a?.[ROLLED_OUT_ANNOTATION] ?? ""),
       );
     }
 

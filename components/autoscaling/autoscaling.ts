@@ -7,7 +7,7 @@ import { CpuAutoscaling, QueueAutoscaling } from "../config/schema";
 import { Component, fixedName, Identity, labels } from "../common/labels";
 import { DatabaseSettings } from "../settings/render";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
-import { KEDA_PAUSED } from "../upgrade/stopTheWorld";
+import { KEDA_PAUSED, KEDA_PAUSED_REPLICAS, PAUSE_TIMEOUT_SECONDS } from "../upgrade/stopTheWorld";
 
 /**
  * Work in hand: tasks running, and waiting tasks a worker has found unblocked (their locks free), so that a
@@ -67,7 +67,10 @@ export interface TaskQueueScalerArgs {
   database: DatabaseSettings;
   /** The Secret key holding the database password Pulp uses. */
   password: SecretKeyRef;
-  /** Held where they are (idle, maintenance): KEDA neither wakes nor removes workers. */
+  /**
+   * Held at zero (idle, maintenance): KEDA stops its scale loop, holds the workers at zero itself and says so
+   * (its Paused condition) before this resource is done. Whatever depends on it runs after that.
+   */
   paused: boolean;
   /**
    * Changes whenever the worker pods change. A stop-the-world step pauses KEDA through the same annotation;
@@ -111,6 +114,15 @@ export class TaskQueueScaler extends pulumi.ComponentResource {
           labels: metaLabels,
           annotations: {
             [KEDA_PAUSED]: String(args.paused),
+            // Paused alone keeps the count KEDA last set: with tasks waiting that may be a worker it woke
+            // while the Deployment was going to zero. With a count, KEDA scales to it once paused.
+            ...(args.paused
+              ? {
+                  [KEDA_PAUSED_REPLICAS]: "0",
+                  "pulumi.com/waitFor": "condition=Paused",
+                  "pulumi.com/timeoutSeconds": String(PAUSE_TIMEOUT_SECONDS),
+                }
+              : {}),
             "pulp.pulpproject.org/workers": args.rolloutKey,
             // Takes the pause annotation back from the stop-the-world step's field manager.
             "pulumi.com/patchForce": "true",

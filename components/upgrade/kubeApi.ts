@@ -18,6 +18,7 @@ export interface KubeTarget {
 export interface KubeObject {
   metadata: { name: string; generation: number; deletionTimestamp?: string };
   spec: { replicas?: number; selector?: { matchLabels?: Record<string, string> } };
+  status?: { conditions?: { type: string; status: string }[] };
   items?: KubeObject[];
   message?: string;
 }

@@ -8,6 +8,8 @@ import { KubeTarget, kubeApi } from "./kubeApi";
 export interface StopTheWorldInputs extends StopTheWorldContract {
   /** The component's cluster (upgrade/cluster.ts): the only one the step talks to. */
   kube: KubeTarget;
+  /** How long KEDA has to confirm a pause (default PAUSE_TIMEOUT_SECONDS). */
+  pauseTimeoutSeconds?: number;
 }
 
 /** A Deployment this step scaled to zero, and how to tell later whether anything has changed it since. */
@@ -43,10 +45,23 @@ export const stopTheWorldProvider: pulumi.dynamic.ResourceProvider = {
     const base = `/apis/apps/v1/namespaces/${inputs.namespace}/deployments`;
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-    // Paused first: KEDA would otherwise scale the workers back up to their minimum (or for the queue).
-    // The ScaledObject's own apply, after the new release has rolled out, sets the annotation back.
+    // Paused first, and confirmed: until KEDA has stopped its scale loop it would wake a worker for the
+    // tasks waiting. The ScaledObject's own apply, after the new release has rolled out, unpauses it.
     for (const name of inputs.scaledObjects ?? []) {
       await pauseScaledObject(api, inputs.namespace, name, true);
+    }
+    const pauseTimeout = inputs.pauseTimeoutSeconds ?? PAUSE_TIMEOUT_SECONDS;
+    for (const name of inputs.scaledObjects ?? []) {
+      if (await kedaConfirmsPause(api, inputs.namespace, name, pauseTimeout * 1000)) continue;
+      for (const other of inputs.scaledObjects ?? []) {
+        await pauseScaledObject(api, inputs.namespace, other, false);
+      }
+      throw new Error(
+        `stop-the-world for pulpcore ${inputs.from} -> ${inputs.to}: KEDA did not confirm the pause of ` +
+          `ScaledObject ${inputs.namespace}/${name} within ${pauseTimeout} s (no Paused condition), so ` +
+          `it could still wake old workers. Nothing was stopped or upgraded. Check KEDA's operator ` +
+          `(kubectl get pods -A -l app=keda-operator), then run pulumi up again.`,
+      );
     }
     const stopped: StoppedDeployment[] = [];
     const selectors: string[] = [];
@@ -137,6 +152,29 @@ export const stopTheWorldProvider: pulumi.dynamic.ResourceProvider = {
 
 /** KEDA's pause annotation (kedacore/keda apis/keda/v1alpha1 scaledobject_types.go): "false" scales again. */
 export const KEDA_PAUSED = "autoscaling.keda.sh/paused";
+/** Paused at this count: KEDA scales the target to it once its scale loop has stopped. */
+export const KEDA_PAUSED_REPLICAS = "autoscaling.keda.sh/paused-replicas";
+/** How long KEDA's operator has to confirm a pause (its Paused condition) before the update fails. */
+export const PAUSE_TIMEOUT_SECONDS = 120;
+
+/** Whether KEDA reports the ScaledObject paused (or it is gone) within `timeoutMs`. */
+export async function kedaConfirmsPause(
+  api: ReturnType<typeof kubeApi>,
+  namespace: string,
+  name: string,
+  timeoutMs: number,
+  pollMs = 1000,
+): Promise<boolean> {
+  const path = `/apis/keda.sh/v1alpha1/namespaces/${namespace}/scaledobjects/${name}`;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const so = await api.request("GET", path);
+    if (!so) return true;
+    if ((so.status?.conditions ?? []).some((c) => c.type === "Paused" && c.status === "True")) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
 
 async function pauseScaledObject(
   api: ReturnType<typeof kubeApi>,

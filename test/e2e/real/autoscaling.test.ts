@@ -27,6 +27,10 @@ let pulp: Pulp;
 let receiver: MetricsReceiver;
 
 const replicasOf = (name: string): number => getJson(["deployment", name, "-n", NS]).spec.replicas ?? 1;
+const pods = (deployment: string): string[] =>
+  items("pods", NS)
+    .filter((p) => p.metadata.labels?.["app.kubernetes.io/component"] === deployment.replace(/^pulp-/, ""))
+    .map((p) => p.metadata.name as string);
 
 /** The Deployment's spec.replicas every second until `done` says stop; the highest count seen. */
 function watchReplicas(name: string): { stop(): number[] } {
@@ -229,33 +233,44 @@ test("what the autoscalers set survives: no drift in a preview, an update that r
   expect(deployment.spec.replicas).toBeGreaterThan(API.minReplicas);
 });
 
-test("idle holds everything at zero with KEDA paused; waking sets the api back to its minimum, and KEDA takes the workers again", async () => {
+test("idle with a task waiting holds everything at zero with KEDA paused at zero; waking sets the api back to its minimum, and KEDA takes the workers again", async () => {
+  // A task waits as the install goes idle, so KEDA is waking a worker for it while the workers go to zero:
+  // a pause that kept KEDA's last count would leave that worker running.
+  const queued = await dispatchUpload(pulp, "before-idle.bin", Buffer.from("queued before idle\n"));
   mustPulumi(STACK, ["config", "set", "pulp:idle", "true"]);
   mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
-  expect(["pulp-api", "pulp-content", "pulp-worker", "pulp-web"].map(replicasOf)).toEqual([0, 0, 0, 0]);
-  expect(
-    getJson(["scaledobject", "pulp-worker", "-n", NS]).metadata.annotations["autoscaling.keda.sh/paused"],
-  ).toBe("true");
-  // KEDA honours it (its Paused condition), so it neither wakes nor removes workers until the annotation goes.
-  await waitUntil("KEDA reports the ScaledObject paused", 60, () =>
-    getJson(["scaledobject", "pulp-worker", "-n", NS]).status?.conditions?.some(
-      (c: { type: string; status: string }) => c.type === "Paused" && c.status === "True",
-    ),
+  const names = ["pulp-api", "pulp-content", "pulp-worker", "pulp-web"];
+  const counts = () => Object.fromEntries(names.map((n) => [n, replicasOf(n)]));
+  const zero = Object.fromEntries(names.map((n) => [n, 0]));
+  expect(counts()).toEqual(zero);
+  const scaledObject = getJson(["scaledobject", "pulp-worker", "-n", NS]);
+  expect(scaledObject.metadata.annotations).toMatchObject({
+    "autoscaling.keda.sh/paused": "true",
+    "autoscaling.keda.sh/paused-replicas": "0",
+  });
+  // Confirmed by KEDA before `up` went on to the workers (pulumi.com/waitFor), and held: three polling
+  // intervals later the task still waits and no worker runs.
+  expect(scaledObject.status.conditions).toEqual(
+    expect.arrayContaining([expect.objectContaining({ type: "Paused", status: "True" })]),
   );
+  expect(scaledObject.status.pausedReplicaCount).toBe(0);
+  await new Promise((r) => setTimeout(r, 3 * WORKERS.pollingIntervalSeconds * 1000));
+  expect(counts()).toEqual(zero);
+  expect(pods("pulp-worker")).toEqual([]);
+
   mustPulumi(STACK, ["config", "set", "pulp:idle", "false"]);
   mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
   // Set by the update: an HPA leaves a Deployment at zero alone (it may raise it further for the new pods' CPU).
   expect(replicasOf("pulp-api")).toBeGreaterThanOrEqual(API.minReplicas);
-  expect(
-    getJson(["scaledobject", "pulp-worker", "-n", NS]).metadata.annotations["autoscaling.keda.sh/paused"],
-  ).toBe("false");
+  const woken = getJson(["scaledobject", "pulp-worker", "-n", NS]).metadata.annotations;
+  expect(woken["autoscaling.keda.sh/paused"]).toBe("false");
+  expect(woken).not.toHaveProperty(["autoscaling.keda.sh/paused-replicas"]);
   expect(pulpCli(pulp, ["status"]).database_connection.connected).toBe(true);
-  // KEDA still wakes a worker for a task.
-  const task = await dispatchUpload(pulp, "after-idle.bin", Buffer.from("woken\n"));
+  // KEDA wakes a worker for the task that waited through the idle time.
   await waitUntil(
-    "the task done by a woken worker",
+    "the task queued before idle done by a woken worker",
     300,
-    async () => (await taskState(task)) === "completed",
+    async () => (await taskState(queued)) === "completed",
     {
       intervalMs: 2000,
     },

@@ -181,11 +181,28 @@ test("rendered: the workers' ScaledObject reads the task queue with Pulp's datab
     .ofType("kubernetes:apps/v1:DeploymentPatch")
     .find((p) => p.name.endsWith("worker-rolled-out"))!;
   expect(so.dependencies).toContain(rolledOut.urn);
-  const idle = await render({ ...MINIMAL, ...AUTOSCALED, idle: true }, {}, false, live("3.123.1"));
-  expect(idle.ofType(SCALED_OBJECT)[0].inputs.metadata.annotations["autoscaling.keda.sh/paused"]).toBe(
-    "true",
-  );
-  expect(idle.k8s("Deployment", "pulp-worker").ignoreChanges).toEqual([]);
+  expect(so.inputs.metadata.annotations).not.toHaveProperty(["autoscaling.keda.sh/paused-replicas"]);
+  expect(so.inputs.metadata.annotations).not.toHaveProperty(["pulumi.com/waitFor"]);
+});
+
+test("rendered: held at zero (idle, maintenance), KEDA holds the workers at zero itself and confirms it before they go", async () => {
+  for (const held of [{ idle: true }, { maintenance: true }]) {
+    const run = await render({ ...MINIMAL, ...AUTOSCALED, ...held }, {}, false, live("3.123.1"));
+    const so = run.ofType(SCALED_OBJECT)[0];
+    expect(so.inputs.metadata.annotations).toMatchObject({
+      "autoscaling.keda.sh/paused": "true",
+      // Paused alone keeps whatever count KEDA set last: a worker it woke for a waiting task meanwhile.
+      "autoscaling.keda.sh/paused-replicas": "0",
+      "pulumi.com/waitFor": "condition=Paused",
+    });
+    expect(so.inputs.spec.scaleTargetRef).toEqual({ name: "pulp-worker" });
+    const workers = run.k8s("Deployment", "pulp-worker");
+    expect(workers.inputs.spec.replicas).toBe(0);
+    expect(workers.ignoreChanges).toEqual([]);
+    // The workers go to zero only once KEDA says it is paused: the Deployment waits for the ScaledObject.
+    expect(workers.dependencies).toContain(so.urn);
+    expect(so.dependencies).not.toContain(workers.urn);
+  }
 });
 
 test("KEDA's connection: a short host gets the namespace, a verifying TLS mode becomes require, others stay", async () => {

@@ -20,21 +20,31 @@ interface ApiServer {
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stw-cluster-"));
 /** pulp-api's spec.replicas on the stand-in servers. */
 let apiReplicas = 2;
+/** Whether the stand-in KEDA sets its Paused condition when the pause annotation arrives. */
+let kedaRunning = true;
 
 /** An API server with one Deployment, pulp-api (2 replicas), whose pods are already gone, and one ScaledObject. */
 async function apiServer(name: string): Promise<ApiServer> {
   const seen: string[] = [];
   const patches: string[] = [];
+  let paused = false;
   const server = http.createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
     const chunks: Buffer[] = [];
     req.on("data", (c) => chunks.push(c));
     req.on("end", () => {
       if (req.method === "PATCH") patches.push(`${req.url!.split("?")[0]} ${Buffer.concat(chunks)}`);
+      if (req.method === "PATCH" && req.url!.includes("/scaledobjects/"))
+        paused =
+          kedaRunning && Buffer.concat(chunks).toString().includes('"autoscaling.keda.sh/paused":"true"');
       const json = (body: unknown) =>
         res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(body));
       if (req.url!.includes("/pods")) return json({ items: [] });
-      if (req.url!.includes("/scaledobjects/pulp-worker")) return json({ metadata: { name: "pulp-worker" } });
+      if (req.url!.includes("/scaledobjects/pulp-worker"))
+        return json({
+          metadata: { name: "pulp-worker" },
+          status: { conditions: [{ type: "Paused", status: paused ? "True" : "False" }] },
+        });
       if (req.url!.includes("/deployments/pulp-api"))
         return json({
           metadata: { name: "pulp-api", generation: 3 },
@@ -162,6 +172,30 @@ test("KEDA is paused before the scale-down, and unpaused on the revert path with
   }
   expect(target.patches).toEqual([
     `/apis/apps/v1/namespaces/pulp/deployments/pulp-api/scale {"spec":{"replicas":2}}`,
+    `${scaledObject} {"metadata":{"annotations":{"autoscaling.keda.sh/paused":"false"}}}`,
+  ]);
+});
+
+test("KEDA that never confirms the pause fails the step before anything stops, and the pause is taken back", async () => {
+  const cluster = clusterFrom(target.kubeconfig, undefined, {}, dir);
+  const scaledObject = "/apis/keda.sh/v1alpha1/namespaces/pulp/scaledobjects/pulp-worker";
+  target.patches.length = 0;
+  kedaRunning = false;
+  try {
+    await expect(
+      stopTheWorldProvider.create!({
+        ...inputs(cluster),
+        scaledObjects: ["pulp-worker"],
+        pauseTimeoutSeconds: 1,
+      }),
+    ).rejects.toThrow(
+      /KEDA did not confirm the pause of ScaledObject pulp\/pulp-worker within 1 s.*Nothing was stopped/,
+    );
+  } finally {
+    kedaRunning = true;
+  }
+  expect(target.patches).toEqual([
+    `${scaledObject} {"metadata":{"annotations":{"autoscaling.keda.sh/paused":"true"}}}`,
     `${scaledObject} {"metadata":{"annotations":{"autoscaling.keda.sh/paused":"false"}}}`,
   ]);
 });
