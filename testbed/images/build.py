@@ -14,6 +14,7 @@ key hashes every input (recipe, helpers, assets, lock file, versions, Debian sui
 suite's Release date). Same inputs: nothing is rebuilt.
 """
 import argparse
+import fcntl
 import hashlib
 import json
 import os
@@ -275,12 +276,17 @@ def main(argv):
         missing = sorted(set(a.names) - {m["name"] for m in metas})
         if missing:
             sys.exit(f"not built: {' '.join(missing)}; build it: npm run images")
-        for m in (m for m in metas if not a.names or m["name"] in a.names):
-            subprocess.run(
-                [a.ctr, "--address", a.address, "-n", a.namespace, "images", "import", m["archive"]],
-                check=True,
-            )
-            print(m["name"])
+        ctr = [a.ctr, "--address", a.address, "-n", a.namespace, "images"]
+        # Real suites run side by side and each imports on start: one import at a time per node (containerd
+        # refuses a second writer of the same content), and an image the node has at this digest is skipped.
+        with open(f"{a.address}.import.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            listed = subprocess.run(ctr + ["ls"], check=True, capture_output=True, text=True).stdout
+            present = {f[0]: f[2] for f in (line.split() for line in listed.splitlines()[1:]) if len(f) > 2}
+            for m in (m for m in metas if not a.names or m["name"] in a.names):
+                if present.get(m["name"]) != m["manifest"]:
+                    subprocess.run(ctr + ["import", m["archive"]], check=True)
+                print(m["name"])
 
 
 if __name__ == "__main__":
