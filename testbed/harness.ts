@@ -157,6 +157,20 @@ export function mustPulumi(stack: string, args: string[], programDir?: string, i
   return run;
 }
 
+/**
+ * Sets stack secrets (`config set-all --secret key=value`: a value that starts with "-" stays a value).
+ * A failure names the keys, not the values.
+ */
+export function setSecrets(stack: string, secrets: Record<string, string>): void {
+  const args = Object.entries(secrets).flatMap(([key, value]) => ["--secret", `${key}=${value}`]);
+  const run = pulumi(stack, ["config", "set-all", ...args]);
+  if (run.code !== 0) {
+    throw new Error(
+      `pulumi config set-all --secret ${Object.keys(secrets).join(" ")} exited ${run.code}\n${run.stderr.slice(-4000)}`,
+    );
+  }
+}
+
 /** Writes Pulumi.<stack>.yaml from `base` (the kwok scenarios' config by default) with `changes` applied (raw keys, no prefix). */
 export function writeStackConfig(
   stack: string,

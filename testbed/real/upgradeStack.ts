@@ -3,7 +3,7 @@
 // (stack.ts releaseConfig), and the content the load generator needs.
 import * as path from "path";
 import { readUpgradePlan } from "../../components/contract";
-import { dropStack, freshStack, getJson, mustPulumi } from "../harness";
+import { dropStack, freshStack, getJson, mustPulumi, setSecrets } from "../harness";
 import { REPO } from "../local/environment";
 import { get, podReport, pulpCli } from "./clients";
 import { DATABASE_PASSWORD, dropDatabase, ensureDatabase } from "./database";
@@ -34,14 +34,7 @@ export async function installRelease(
   dropDatabase(s.database);
   ensureDatabase(postgresql, s.database);
   freshStack(s.stack, releaseConfig(s.namespace, s.database, release), path.join(REPO, "Pulumi.dev.yaml"));
-  mustPulumi(s.stack, [
-    "config",
-    "set-all",
-    "--secret",
-    `pulp:adminPassword=${s.password}`,
-    "--secret",
-    `pulp:databasePassword=${DATABASE_PASSWORD}`,
-  ]);
+  setSecrets(s.stack, { "pulp:adminPassword": s.password, "pulp:databasePassword": DATABASE_PASSWORD });
   if (signing) {
     mustPulumi(s.stack, ["config", "set", "--secret", "pulp:signingKey"], undefined, signing.key);
     mustPulumi(s.stack, ["config", "set", "--path", "pulp:signing.services[0].name", signing.service]);

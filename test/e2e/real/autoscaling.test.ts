@@ -6,7 +6,15 @@
 // count, and an idle install comes back at its minimum (a HorizontalPodAutoscaler never leaves zero alone).
 // The install also exports pulpcore's own metrics (pulp:metrics) to an OTLP receiver on the host.
 import * as path from "path";
-import { dropStack, freshStack, getJson, items, mustPulumi, waitUntil } from "../../../testbed/harness";
+import {
+  dropStack,
+  freshStack,
+  getJson,
+  items,
+  mustPulumi,
+  setSecrets,
+  waitUntil,
+} from "../../../testbed/harness";
 import { REPO } from "../../../testbed/local/environment";
 import { ensureAutoscalers } from "../../../testbed/real/autoscaling";
 import { dispatchUpload, get, Pulp, pulpCli } from "../../../testbed/real/clients";
@@ -83,14 +91,7 @@ beforeAll(
       },
       path.join(REPO, "Pulumi.dev.yaml"),
     );
-    mustPulumi(STACK, [
-      "config",
-      "set-all",
-      "--secret",
-      `pulp:adminPassword=${ADMIN_PASSWORD}`,
-      "--secret",
-      `pulp:databasePassword=${DATABASE_PASSWORD}`,
-    ]);
+    setSecrets(STACK, { "pulp:adminPassword": ADMIN_PASSWORD, "pulp:databasePassword": DATABASE_PASSWORD });
   },
   10 * 60 * 1000,
 );

@@ -7,7 +7,15 @@ import { createHmac } from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { dropStack, freshStack, getJson, items, kubectl, mustPulumi } from "../../../testbed/harness";
+import {
+  dropStack,
+  freshStack,
+  getJson,
+  items,
+  kubectl,
+  mustPulumi,
+  setSecrets,
+} from "../../../testbed/harness";
 import { REPO } from "../../../testbed/local/environment";
 import { distributeFile, portForward, Pulp, pulpCli, sha256 } from "../../../testbed/real/clients";
 import { ensureCnpgOperator } from "../../../testbed/real/cnpg";
@@ -64,7 +72,7 @@ beforeAll(
       },
       DEV_STACK,
     );
-    mustPulumi(STACK, ["config", "set-all", "--secret", `pulp:adminPassword=${ADMIN_PASSWORD}`]);
+    setSecrets(STACK, { "pulp:adminPassword": ADMIN_PASSWORD });
     // After freshStack, which starts the cluster when it is not running.
     importImages();
     ensureCnpgOperator();

@@ -10,7 +10,15 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { dropStack, freshStack, getJson, items, kubectl, mustPulumi } from "../../../testbed/harness";
+import {
+  dropStack,
+  freshStack,
+  getJson,
+  items,
+  kubectl,
+  mustPulumi,
+  setSecrets,
+} from "../../../testbed/harness";
 import { REPO } from "../../../testbed/local/environment";
 import { distributeFile, get, Pulp, pulpCli, sha256 } from "../../../testbed/real/clients";
 import { backupTool, lastJsonLine, pulpShell } from "../../../testbed/real/operate";
@@ -59,14 +67,7 @@ beforeAll(
       },
       path.join(REPO, "Pulumi.dev.yaml"),
     );
-    mustPulumi(STACK, [
-      "config",
-      "set-all",
-      "--secret",
-      `pulp:adminPassword=${ADMIN_PASSWORD}`,
-      "--secret",
-      `pulp:databasePassword=${DATABASE_PASSWORD}`,
-    ]);
+    setSecrets(STACK, { "pulp:adminPassword": ADMIN_PASSWORD, "pulp:databasePassword": DATABASE_PASSWORD });
   },
   10 * 60 * 1000,
 );

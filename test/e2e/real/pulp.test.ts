@@ -15,6 +15,7 @@ import {
   mustPulumi,
   oldPodsGone,
   revisions,
+  setSecrets,
   waitUntil,
 } from "../../../testbed/harness";
 import { NODE_ADDRESS, REPO } from "../../../testbed/local/environment";
@@ -68,9 +69,8 @@ beforeAll(
     importImages();
     ensureCnpgOperator();
     freshStack(STACK, BASE, DEV_STACK);
-    // `set-all key=value`: a value that starts with "-" would otherwise be read as a flag.
-    mustPulumi(STACK, ["config", "set-all", "--secret", `pulp:adminPassword=${ADMIN_PASSWORD}`]);
-    mustPulumi(STACK, ["config", "set-all", "--secret", `pulp:secretKey=${SECRET_KEY}`]);
+    // The admin password starts with "-": set-all keeps it a value, not a flag.
+    setSecrets(STACK, { "pulp:adminPassword": ADMIN_PASSWORD, "pulp:secretKey": SECRET_KEY });
   },
   10 * 60 * 1000,
 );
@@ -169,7 +169,7 @@ test("a changed pulp:adminPassword reaches Pulp: the new one logs in, the old on
       return /Authentication failed|401/.test(String(e)) ? "refused" : String(e).slice(-500);
     }
   };
-  mustPulumi(STACK, ["config", "set-all", "--secret", `pulp:adminPassword=${rotated.password}`]);
+  setSecrets(STACK, { "pulp:adminPassword": rotated.password });
   let after: { rotated: string; old: string };
   try {
     timings.passwordRotationUp = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]).seconds;
@@ -177,7 +177,7 @@ test("a changed pulp:adminPassword reaches Pulp: the new one logs in, the old on
     after = { rotated: login(rotated), old: login(pulp) };
   } finally {
     // Back, for the tests after this one, whatever happened.
-    mustPulumi(STACK, ["config", "set-all", "--secret", `pulp:adminPassword=${ADMIN_PASSWORD}`]);
+    setSecrets(STACK, { "pulp:adminPassword": ADMIN_PASSWORD });
     mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
     await reconnect();
   }

@@ -22,6 +22,7 @@ import {
   kubectl,
   mustPulumi,
   pulumi,
+  setSecrets,
   waitUntil,
   writeStackConfig,
 } from "../../../testbed/harness";
@@ -139,14 +140,10 @@ beforeAll(
     for (const [key, value] of Object.entries(s3)) {
       mustPulumi(SOURCE, ["config", "set", "--path", `pulp:backup.s3.${key}`, value]);
     }
-    mustPulumi(SOURCE, [
-      "config",
-      "set-all",
-      "--secret",
-      `pulp:adminPassword=${ADMIN_PASSWORD}`,
-      "--secret",
-      `pulp:backupS3SecretAccessKey=${storage.secretAccessKey}`,
-    ]);
+    setSecrets(SOURCE, {
+      "pulp:adminPassword": ADMIN_PASSWORD,
+      "pulp:backupS3SecretAccessKey": storage.secretAccessKey,
+    });
     // The target shares the namespace (made by the source) and reads the source's backups volume.
     writeStackConfig(TARGET, {}, DEV_STACK);
     pulumi(TARGET, ["stack", "rm", "--force", "--yes"]);
