@@ -26,24 +26,32 @@ const instancePods = (namespace: string, cluster: string) =>
  * A database outage: hibernation keeps the operator from starting the instances again (the volumes
  * stay), and each instance pod is cut off as a crash would (1 s grace). A graceful stop would not be
  * an outage at first: CloudNativePG's smart shutdown waits up to 180 s for Pulp's open connections.
- * Resolves when no instance pod is left.
+ * An operator slow to read the annotation (a busy node) may start an instance again, or stop one its own
+ * graceful way: every instance pod left is cut off again until none is. Resolves when none is left.
  */
 export async function hibernate(namespace: string, cluster: string): Promise<void> {
   kubectl(["-n", namespace, "annotate", "cluster", cluster, "cnpg.io/hibernation=on", "--overwrite"]);
-  kubectl([
-    "-n",
-    namespace,
-    "delete",
-    "pods",
-    "-l",
-    instanceSelector(cluster),
-    "--grace-period=1",
-    "--wait=false",
-  ]);
+  const cutOff = () =>
+    kubectl([
+      "-n",
+      namespace,
+      "delete",
+      "pods",
+      "-l",
+      instanceSelector(cluster),
+      "--grace-period=1",
+      "--wait=false",
+    ]);
+  cutOff();
+  let polls = 0;
   await waitUntil(
     `${namespace}/${cluster}: every instance stopped`,
-    120,
-    () => instancePods(namespace, cluster).length === 0,
+    180,
+    () => {
+      if (instancePods(namespace, cluster).length === 0) return true;
+      if (++polls % 5 === 0) cutOff();
+      return false;
+    },
     { intervalMs: 2000 },
   );
 }
