@@ -26,41 +26,24 @@ const instancePods = (namespace: string, cluster: string) =>
  * A database outage: hibernation keeps the operator from starting the instances again (the volumes
  * stay), and each instance pod is cut off as a crash would (1 s grace). A graceful stop would not be
  * an outage at first: CloudNativePG's smart shutdown waits up to 180 s for Pulp's open connections.
- * The pods go only once the operator has begun the hibernation: it begins only on a healthy cluster
- * (pkg/reconciler/hibernation/status.go, 1.29), and an instance cut off before that is started again,
- * then stopped the graceful way. Resolves when no instance pod is left.
+ * Resolves when no instance pod is left.
  */
 export async function hibernate(namespace: string, cluster: string): Promise<void> {
   kubectl(["-n", namespace, "annotate", "cluster", cluster, "cnpg.io/hibernation=on", "--overwrite"]);
-  await waitUntil(`${namespace}/${cluster}: the operator hibernating it`, 120, () =>
-    (getJson(["cluster", cluster, "-n", namespace]).status?.conditions ?? []).some(
-      (c: { type: string; reason: string }) =>
-        c.type === "cnpg.io/hibernation" &&
-        ["DeletingPods", "WaitingPodsDeletion", "Hibernated"].includes(c.reason),
-    ),
-  );
-  const cutOff = () =>
-    kubectl([
-      "-n",
-      namespace,
-      "delete",
-      "pods",
-      "-l",
-      instanceSelector(cluster),
-      "--grace-period=1",
-      "--wait=false",
-    ]);
-  cutOff();
-  let polls = 0;
+  kubectl([
+    "-n",
+    namespace,
+    "delete",
+    "pods",
+    "-l",
+    instanceSelector(cluster),
+    "--grace-period=1",
+    "--wait=false",
+  ]);
   await waitUntil(
     `${namespace}/${cluster}: every instance stopped`,
     120,
-    () => {
-      if (instancePods(namespace, cluster).length === 0) return true;
-      // One the operator deleted meanwhile keeps its own (graceful) period unless cut off again.
-      if (++polls % 5 === 0) cutOff();
-      return false;
-    },
+    () => instancePods(namespace, cluster).length === 0,
     { intervalMs: 2000 },
   );
 }
