@@ -9,8 +9,9 @@ import { providerCluster } from "./components/upgrade/cluster";
 import { deployedOutputs, readDeployed } from "./components/upgrade/deployed";
 
 // Pulumi's runtime takes a stack trace for every promise it makes (runtime/debuggable.js), printed only for
-// PULUMI_DEBUG_PROMISE_LEAKS. Run by ts-node, each is mapped through source maps, a good part of every
-// preview's time (testbed/README.md, bench:preview); those are left unmapped, every other trace as before.
+// PULUMI_DEBUG_PROMISE_LEAKS. Run by ts-node (the test bed's scripts that run it in their own process), each
+// is mapped through source maps, a good part of a preview's time; those are left unmapped, every other trace
+// as before. Pulumi runs it through program/typescript.js, which keeps lines in place and maps nothing.
 const mapped = Error.prepareStackTrace;
 Error.prepareStackTrace = (error, sites) =>
   /[\\/]@pulumi[\\/]pulumi[\\/]runtime[\\/]debuggable\.js$/.test(sites[0]?.getFileName() ?? "")
@@ -22,8 +23,9 @@ Error.prepareStackTrace = (error, sites) =>
 export = async () => {
   const { config, secrets, secretKey } = loadConfig();
   const cluster = providerCluster();
-  // The install's history in the cluster; this stack's outputs where an older version kept it there.
-  const deployed = await Pulp.history({ config, cluster, deployed: await readDeployed() });
+  // The install's history in the cluster; this stack's outputs where an older version kept it there (read
+  // only then: a StackReference costs the engine a read of the stack's state).
+  const deployed = await Pulp.history({ config, cluster, deployed: readDeployed });
   const weak = weakSecretKeyVerdict(secretKey, {
     firstInstall: deployed.pulpcoreVersion === undefined,
     restoring: config.restore !== undefined,

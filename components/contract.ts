@@ -110,7 +110,17 @@ export function readUpgradeRefusal(message: string): string | undefined {
   return at < 0 ? undefined : message.slice(at + UPGRADE_REFUSED_MARKER.length).trim();
 }
 
-/** What a GeneratedSecret (a dynamic resource, no Kubernetes object) holds, by its `kind` input. */
+/**
+ * What a generated key's Stash (secrets/pulpSecrets.ts; the engine's own resource, which takes no other
+ * input) holds: its name ends with `-<holding>`.
+ */
+export function stashHolding(name: string): Holding | undefined {
+  return (["secret-key", "db-fields-key", "admin-password", "token-keys"] as const).find((h) =>
+    name.endsWith(`-${h}`),
+  );
+}
+
+/** What a GeneratedSecret (a dynamic resource of versions before 0.2.0) holds, by its `kind` input. */
 export const GENERATED_SECRET_HOLDS: Record<string, Holding> = {
   "django-secret-key": "secret-key",
   "fernet-key": "db-fields-key",

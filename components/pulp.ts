@@ -11,7 +11,7 @@ import { PodIdentity, wantsIdentity } from "./identity/podIdentity";
 import { noProxyList, Proxy } from "./proxy/proxy";
 import { Signing, signing } from "./signing/signing";
 import { PulpIngress } from "./ingress/ingress";
-import { JobGuard } from "./migration/jobGuard";
+import { JobGuard, JobsRunning, runningJobsProblem } from "./migration/jobGuard";
 import { MigrationJob } from "./migration/migrationJob";
 import { PulpNamespace } from "./namespace/namespace";
 import { Redis, REDIS_PORT, redisHost } from "./redis/redis";
@@ -41,9 +41,10 @@ import { ROLLED_OUT_ANNOTATION, Workload } from "./workload/workload";
 import { TaskQueueScaler } from "./autoscaling/autoscaling";
 import { metricsEnv } from "./metrics/metrics";
 import { CpuAutoscaling } from "./config/schema";
-import { Deployed } from "./upgrade/deployed";
-import { readHistory } from "./upgrade/history";
+import { Deployed, keysInGeneratedSecrets } from "./upgrade/deployed";
+import { LegacyRecord, legacyRecord, readHistory } from "./upgrade/history";
 import { recordHistory } from "./upgrade/historyRecord";
+import { isProviderCluster } from "./upgrade/cluster";
 import { KubeTarget } from "./upgrade/kubeApi";
 import { UpgradePlan } from "./upgrade/plan";
 import { StopTheWorld } from "./upgrade/stopTheWorld";
@@ -110,36 +111,45 @@ export class Pulp extends pulumi.ComponentResource {
 
   /**
    * What the install deployed last, as the cluster records it (upgrade/history.ts). `deployed`, when
-   * given, is a record kept elsewhere (the stack outputs of an older version of the stack program), used
-   * only where the cluster has none. Refuses with a fix when the namespace holds an instance of that name
-   * that nothing records.
+   * given, is a record kept elsewhere (the stack outputs of an older version of the stack program), or a
+   * function that reads it, used only where the cluster has none. Refuses with a fix when the namespace
+   * holds an instance of that name that nothing records, or while a migration or restore Job of an earlier
+   * `up` still runs (no resource is registered then).
    */
   static async history(
-    args: Pick<PulpArgs, "config" | "cluster"> & { deployed?: Deployed },
+    args: Pick<PulpArgs, "config" | "cluster"> & { deployed?: LegacyRecord },
   ): Promise<Deployed> {
     const cluster = await knownValue(pulumi.output(args.cluster));
     // Unknown only while a cluster this program creates does not exist yet: nothing is installed there.
     // The job guard checks the plan against the cluster again once it is known.
-    if (!cluster) return args.deployed ?? { idle: false };
-    const { deployed, source } = await readHistory({
+    if (!cluster) return (await legacyRecord(args.deployed)) ?? { idle: false };
+    const where = { namespace: args.config.namespace, instance: args.config.instanceName };
+    const { deployed, source, found } = await readHistory({
       cluster: cluster as KubeTarget,
-      namespace: args.config.namespace,
-      instance: args.config.instanceName,
+      ...where,
       legacy: args.deployed,
     });
+    // The job guard's refusal, made here before anything is registered (migration/jobGuard.ts).
+    const running = runningJobsProblem(found.jobs ?? [], {
+      ...where,
+      timeout: args.config.migration.timeout,
+    });
+    if (running) throw new JobsRunning(running);
     if (source === "deployments") {
       pulumi.log.warn(
         `${args.config.instanceName} has no upgrade history; planned from the version its Deployments ` +
           `run (${deployed.pulpcoreVersion}). This update records it.`,
       );
     }
-    return deployed;
+    const checked = { ...deployed };
+    checkedHistories.add(checked);
+    return checked;
   }
 
   /** Reads the install's history (`Pulp.history`), then creates the component: how a program creates one. */
   static async create(
     name: string,
-    args: Omit<PulpArgs, "deployed"> & { deployed?: Deployed },
+    args: Omit<PulpArgs, "deployed"> & { deployed?: LegacyRecord },
     opts?: pulumi.ComponentResourceOptions,
   ): Promise<Pulp> {
     return new Pulp(name, { ...args, deployed: await Pulp.history(args) }, opts);
@@ -173,6 +183,7 @@ export class Pulp extends pulumi.ComponentResource {
       idle: config.idle,
       pluginVersions: config.plugins,
       restoredBackup: this.restoredBackup,
+      keysKeptIn: "stash",
     };
     const child = { parent: this };
 
@@ -191,7 +202,13 @@ export class Pulp extends pulumi.ComponentResource {
 
     const secrets = new PulpSecrets(
       `${name}-secrets`,
-      { namespace, identity, supplied, tokenAuth: config.tokenAuth },
+      {
+        namespace,
+        identity,
+        supplied,
+        tokenAuth: config.tokenAuth,
+        fromGeneratedSecrets: keysInGeneratedSecrets(args.deployed),
+      },
       child,
     );
     const database = new Database(
@@ -371,19 +388,27 @@ export class Pulp extends pulumi.ComponentResource {
     const backupBrought = [...(restoreImport?.imported ?? []), ...(restoreFetch ? [restoreFetch.job] : [])];
 
     // Nothing that changes the database starts, or replaces a Job, while a migration or restore Job of an
-    // earlier `up` still runs (migration/jobGuard.ts).
-    const jobGuard = new JobGuard(
-      `${name}-job-guard`,
-      {
-        namespace: config.namespace,
-        instance: config.instanceName,
-        timeout: config.migration.timeout,
-        kube: args.cluster,
-        expected: { pulpcoreVersion: args.deployed.pulpcoreVersion },
-        namespaceUid: ns.uid,
-      },
-      child,
-    );
+    // earlier `up` still runs (migration/jobGuard.ts). Pulp.history checked that, and the plan, before
+    // anything was registered, through the cluster the default provider resolves; the guard, a dynamic
+    // resource, checks again where the program cannot vouch for it: a provider of the caller's (is it the
+    // cluster `args.cluster` names?), a history made elsewhere, or a cluster that was not known then.
+    const checkedBeforehand =
+      checkedHistories.has(args.deployed) && !ownProvider && isProviderCluster(args.cluster);
+    const jobGuard = checkedBeforehand
+      ? undefined
+      : new JobGuard(
+          `${name}-job-guard`,
+          {
+            namespace: config.namespace,
+            instance: config.instanceName,
+            timeout: config.migration.timeout,
+            kube: args.cluster,
+            expected: { pulpcoreVersion: args.deployed.pulpcoreVersion },
+            namespaceUid: ns.uid,
+          },
+          child,
+        );
+    const guarded = jobGuard ? [jobGuard] : [];
 
     // Whether the backup fits this install, before anything stops: a refusal leaves a live install serving.
     const restoreCheck =
@@ -441,7 +466,7 @@ export class Pulp extends pulumi.ComponentResource {
         { ...decision.stop, namespace, kube: args.cluster },
         {
           ...child,
-          dependsOn: [jobGuard, ...backupBrought, ...(restoreCheck ? [restoreCheck.job] : [])],
+          dependsOn: [...guarded, ...backupBrought, ...(restoreCheck ? [restoreCheck.job] : [])],
         },
       );
 
@@ -465,7 +490,7 @@ export class Pulp extends pulumi.ComponentResource {
             keys: secrets,
             podDefaults: everyPod,
             after: [
-              jobGuard,
+              ...guarded,
               ...secrets.resources,
               ...database.ready,
               ...storage.resources,
@@ -500,7 +525,7 @@ export class Pulp extends pulumi.ComponentResource {
         clearCache: decision.migration.clearCache,
         signing: signer?.runtime,
         after: [
-          jobGuard,
+          ...guarded,
           this.settings.secret,
           ...secrets.resources,
           ...database.ready,
@@ -746,6 +771,9 @@ export class Pulp extends pulumi.ComponentResource {
     });
   }
 }
+
+/** The records Pulp.history returned: checked against the cluster before anything was registered. */
+const checkedHistories = new WeakSet<Deployed>();
 
 /** The value of `o`, or undefined while it is unknown (a preview before what it comes from exists). */
 async function knownValue<T>(o: pulumi.Output<T>): Promise<pulumi.Unwrap<T> | undefined> {

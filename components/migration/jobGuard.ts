@@ -5,9 +5,11 @@
 // replaces it, same name, delete first. A migration that outlived `pulp:migration.timeout` (or an `up`
 // interrupted) would be killed mid-way by the next `up`: Django's transaction is rolled back and the work
 // lost, and a non-atomic one (0147 at 3.106.0, CREATE INDEX CONCURRENTLY) leaves an INVALID index. A new
-// Job name (new settings or image) would instead run a second `migrate` beside the first. So this step
-// lists the install's Jobs on every preview and update, before anything else that touches the database,
-// and refuses while one is unfinished, naming the command that waits for it.
+// Job name (new settings or image) would instead run a second `migrate` beside the first. So the install's
+// Jobs are listed on every preview and update, before anything else that touches the database, and an
+// unfinished one is refused, naming the command that waits for it: by Pulp.history before anything is
+// declared, and by this step (a dynamic resource, a process of its own) where the program cannot vouch for
+// that read: a provider of the caller's, a history the caller passed, a cluster not known yet (pulp.ts).
 import * as pulumi from "@pulumi/pulumi";
 import { findInstall, historyMismatch } from "../upgrade/history";
 import { KubeTarget, kubeApi } from "../upgrade/kubeApi";
@@ -88,6 +90,12 @@ export function runningJobsProblem(
   );
 }
 
+/** Refused by Pulp.history, before anything is registered: a Job of an earlier `up` still runs. */
+export class JobsRunning extends Error {
+  /** Printed without a stack trace (the Pulumi runtime's RunError). */
+  readonly __pulumiRunError = true;
+}
+
 /** The refusal when the provider and `kube` are two clusters. */
 export function clusterMismatch(
   namespace: string,
@@ -116,20 +124,12 @@ export const jobGuardProvider: pulumi.dynamic.ResourceProvider = {
         throw new Error(clusterMismatch(news.namespace, news.namespaceUid, uid, api.server));
       }
     }
-    const selector = encodeURIComponent(`app.kubernetes.io/instance=${news.instance}`);
-    const list = (await api.request(
-      "GET",
-      `/apis/batch/v1/namespaces/${news.namespace}/jobs?labelSelector=${selector}`,
-    )) as unknown as { items?: JobStatus[] } | undefined;
-    const problem = runningJobsProblem(list?.items ?? [], news);
+    const found = await findInstall(api, news.namespace, news.instance);
+    const problem = runningJobsProblem(found.jobs ?? [], news);
     if (problem) throw new Error(problem);
     if (news.expected) {
       const where = { namespace: news.namespace, instance: news.instance };
-      const mismatch = historyMismatch(
-        await findInstall(api, news.namespace, news.instance),
-        where,
-        news.expected,
-      );
+      const mismatch = historyMismatch(found, where, news.expected);
       if (mismatch) throw new Error(mismatch);
     }
     return { inputs: news };

@@ -5,12 +5,19 @@ import { DB_FIELDS_KEY_FILE, TOKEN_PRIVATE_KEY_FILE, TOKEN_PUBLIC_KEY_FILE } fro
 import { Holding, holds } from "../contract";
 import { fixedName, Identity, labels } from "../common/labels";
 import { GeneratedSecret } from "./generatedSecret";
+import { generateKey, GeneratedValue, SecretKind } from "./keys";
 
 export interface PulpSecretsArgs {
   namespace: pulumi.Input<string>;
   identity: Identity;
   supplied: SuppliedSecrets;
   tokenAuth: boolean;
+  /**
+   * The state holds an older version's GeneratedSecrets (upgrade/deployed.ts keysInGeneratedSecrets): each
+   * Stash is created from one, and the GeneratedSecret is unprotected so that the update after the next
+   * history record drops it from the state (retained: nothing to delete).
+   */
+  fromGeneratedSecrets: boolean;
 }
 
 /** A Kubernetes Secret's name and key, as env `secretKeyRef` and volume items take them. */
@@ -21,8 +28,10 @@ export interface SecretKeyRef {
 
 /**
  * The secrets Pulp needs, generated once (or taken from the stack config) and kept as Kubernetes Secrets
- * with fixed names. Both the generated values and the Secrets are protected and retained on delete: the
- * database-fields key encrypts data in the database, and a new one would make that data unreadable.
+ * with fixed names. A generated value is kept by a Stash, the engine's own resource: the value it was
+ * created with is its output for good (later values are ignored, `ignoreChanges`), in the encrypted state.
+ * Both the Stashes and the Secrets are protected and retained on delete: the database-fields key encrypts
+ * data in the database, and a new one would make that data unreadable.
  */
 export class PulpSecrets extends pulumi.ComponentResource {
   readonly secretKey: SecretKeyRef;
@@ -38,11 +47,36 @@ export class PulpSecrets extends pulumi.ComponentResource {
   constructor(name: string, args: PulpSecretsArgs, opts?: pulumi.ComponentResourceOptions) {
     super("pulp:secrets:PulpSecrets", name, {}, opts);
     const keep = { parent: this, protect: true, retainOnDelete: true };
+    // A new value on every run: only the one a Stash is created with is ever used.
+    const generated = (suffix: string, kind: SecretKind): pulumi.Output<GeneratedValue> => {
+      const old = args.fromGeneratedSecrets
+        ? new GeneratedSecret(`${name}-${suffix}`, { kind }, { ...keep, protect: false })
+        : undefined;
+      // publicKey only where there is one: a property the resource's outputs lack is unknown in a preview.
+      const seed: pulumi.Input<GeneratedValue> = !old
+        ? generateKey(kind)
+        : kind === "ec-p256-keypair"
+          ? pulumi.all([old.value, old.publicKey]).apply(([value, publicKey]) => ({ value, publicKey }))
+          : old.value.apply((value) => ({ value }));
+      const stash = new pulumi.Stash(
+        `${name}-${suffix}`,
+        { input: pulumi.secret(seed) },
+        { ...keep, ignoreChanges: ["input"], additionalSecretOutputs: ["input", "output"] },
+      );
+      // While the key moves, the GeneratedSecret's value (the same): a preview knows it, where a Stash it
+      // creates has no output yet, and the key Secrets would look changed (and be replaced).
+      if (old) return pulumi.secret(seed);
+      // The engine always sets `output` (the first input; with ignoreChanges, `input` stays that too). Test
+      // mocks that hand a resource its inputs back as its state (a consumer's unit tests) set only `input`.
+      return pulumi
+        .all([stash.output, stash.input])
+        .apply(([kept, first]) => (kept ?? first) as GeneratedValue);
+    };
     const valueOf = (
       suffix: string,
       kind: "django-secret-key" | "fernet-key" | "password",
       supplied?: pulumi.Output<string>,
-    ) => supplied ?? new GeneratedSecret(`${name}-${suffix}`, { kind }, keep).value;
+    ) => supplied ?? generated(suffix, kind).apply((g) => g.value);
 
     const secret = (
       suffix: string,
@@ -82,7 +116,7 @@ export class PulpSecrets extends pulumi.ComponentResource {
     // The admin password changes by design (the reset Job sets a new one in Pulp), and the provider replaces
     // a Secret whose data changes (pulumi-kubernetes treats Secrets as immutable): so this one is neither
     // protected nor retained, and goes before its replacement (a fixed name). Its value lives on in the
-    // stack config, or in the protected GeneratedSecret; the Secret is only its copy in the cluster.
+    // stack config, or in the protected Stash; the Secret is only its copy in the cluster.
     this.adminPassword = {
       name: secret(
         "admin-password",
@@ -93,10 +127,10 @@ export class PulpSecrets extends pulumi.ComponentResource {
       key: "password",
     };
     if (args.tokenAuth) {
-      const pair = new GeneratedSecret(`${name}-token-keys`, { kind: "ec-p256-keypair" }, keep);
+      const pair = generated("token-keys", "ec-p256-keypair");
       this.tokenKeysSecret = secret("container-auth", "token-keys", {
-        [TOKEN_PRIVATE_KEY_FILE]: pair.value,
-        [TOKEN_PUBLIC_KEY_FILE]: pair.publicKey.apply((k) => k ?? ""),
+        [TOKEN_PRIVATE_KEY_FILE]: pair.apply((p) => p.value),
+        [TOKEN_PUBLIC_KEY_FILE]: pair.apply((p) => p.publicKey ?? ""),
       });
     }
     this.registerOutputs({});

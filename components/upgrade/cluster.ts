@@ -7,6 +7,14 @@ import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import { KubeTarget } from "./kubeApi";
 
+/** The targets providerCluster made: resolved as the default provider resolves its cluster. */
+const resolvedAsDefaultProvider = new WeakSet<object>();
+
+/** Whether `cluster` is what providerCluster returned, so the default provider's own cluster. */
+export function isProviderCluster(cluster: unknown): boolean {
+  return typeof cluster === "object" && cluster !== null && resolvedAsDefaultProvider.has(cluster);
+}
+
 /**
  * `kubernetes:kubeconfig` (a path or the content) and `kubernetes:context`; without a kubeconfig there,
  * the file the provider would read ($KUBECONFIG's first entry, else ~/.kube/config);
@@ -17,9 +25,11 @@ export function providerCluster(
   home = os.homedir(),
 ): pulumi.Output<KubeTarget> {
   const kubernetes = new pulumi.Config("kubernetes");
-  return pulumi
+  const cluster = pulumi
     .all([kubernetes.getSecret("kubeconfig"), kubernetes.get("context")])
     .apply(([kubeconfig, context]) => clusterFrom(kubeconfig, context, env, home));
+  resolvedAsDefaultProvider.add(cluster);
+  return cluster;
 }
 
 /** The pure part of providerCluster. A file is named by its absolute path (its relative paths resolve beside it). */

@@ -12,6 +12,22 @@ export interface Deployed {
   pluginVersions?: Record<string, string>;
   /** The backup id this install was restored from (components/backup/restore.ts); undefined when none. */
   restoredBackup?: string;
+  /**
+   * Where the state keeps the keys the component generated (secrets/pulpSecrets.ts): `stash` once an
+   * update of this version rolled out; `generated-secret` for an install an older version made, whose
+   * dynamic GeneratedSecrets are moved into Stash resources by the next update. Undefined on a first
+   * install, and in a record an older version wrote (`generated-secret`, when it names a version).
+   */
+  keysKeptIn?: KeysKeptIn;
+}
+
+/** Where an install's generated keys live in the state (Deployed.keysKeptIn). */
+export type KeysKeptIn = "stash" | "generated-secret";
+
+/** Whether the state holds an older version's GeneratedSecrets, which this update moves into Stash resources. */
+export function keysInGeneratedSecrets(deployed: Deployed): boolean {
+  if (deployed.keysKeptIn) return deployed.keysKeptIn === "generated-secret";
+  return deployed.pulpcoreVersion !== undefined;
 }
 
 /** A stack that has never been deployed. */

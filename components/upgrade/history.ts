@@ -4,6 +4,7 @@
 // from it; retained on destroy, like the data it describes. Before it existed, the stack program kept the
 // same record in stack outputs (deployed.ts); those are read when the ConfigMap is absent.
 import { PULP_PROCESSES } from "../decide";
+import type { JobStatus } from "../migration/jobGuard";
 import { Deployed, pluginVersionsOf } from "./deployed";
 import { KubeApi, KubeTarget, kubeApi } from "./kubeApi";
 
@@ -30,6 +31,7 @@ export function historyData(deployed: Deployed): Record<string, string> {
       ? { pluginVersions: JSON.stringify(deployed.pluginVersions) }
       : {}),
     ...(deployed.restoredBackup ? { restoredBackup: deployed.restoredBackup } : {}),
+    ...(deployed.keysKeptIn ? { keysKeptIn: deployed.keysKeptIn } : {}),
   };
 }
 
@@ -47,6 +49,7 @@ export function deployedOf(data: Record<string, string> | undefined): Deployed |
     idle: data.idle === "true",
     pluginVersions: pluginVersionsOf(plugins),
     restoredBackup: data.restoredBackup || undefined,
+    keysKeptIn: data.keysKeptIn === "stash" ? "stash" : undefined,
   };
 }
 
@@ -65,9 +68,21 @@ export interface LiveDeployment {
 export interface Found {
   history?: Record<string, string>;
   deployments: LiveDeployment[];
+  /** The instance's Jobs (migration, restore, ...), for the job guard. */
+  jobs?: JobStatus[];
+  /** Whether the Secret `<instance>-secret-key` exists (read as metadata only). */
+  keySecret?: boolean;
 }
 
-/** Reads the history ConfigMap and the instance's Deployments (nothing when the namespace is absent). */
+/** The Secret whose presence says an older version generated keys here, though it recorded no history. */
+export function keySecretName(instance: string): string {
+  return `${instance}-secret-key`;
+}
+
+/**
+ * Reads the history ConfigMap, the instance's Deployments and Jobs, and whether its key Secret exists
+ * (nothing when the namespace is absent).
+ */
 export async function findInstall(api: KubeApi, namespace: string, instance: string): Promise<Found> {
   const ns = encodeURIComponent(namespace);
   const configMap = async (name: string) =>
@@ -107,9 +122,24 @@ export async function findInstall(api: KubeApi, namespace: string, instance: str
   // to install beside it, and its instance labels (`pulp-api-<cr>`) are not ours.
   const own = await deployments(`app.kubernetes.io/instance=${instance}`);
   const operator = await deployments("app.kubernetes.io/managed-by=pulp-operator");
+  const selector = encodeURIComponent(`app.kubernetes.io/instance=${instance}`);
+  const jobs = (await api.request(
+    "GET",
+    `/apis/batch/v1/namespaces/${ns}/jobs?labelSelector=${selector}`,
+  )) as { items?: JobStatus[] } | undefined;
+  // Metadata only: the program has no use for the key itself.
+  const keySecret = await api.request(
+    "GET",
+    `/api/v1/namespaces/${ns}/secrets?fieldSelector=${encodeURIComponent(`metadata.name=${keySecretName(instance)}`)}`,
+    undefined,
+    undefined,
+    "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
+  );
   return {
     history: cm ? (cm.data ?? {}) : undefined,
     deployments: [...own, ...operator.filter((o) => !own.some((d) => d.name === o.name))],
+    jobs: jobs?.items ?? [],
+    keySecret: (keySecret?.items ?? []).length > 0,
   };
 }
 
@@ -140,7 +170,11 @@ export function plannedFrom(
   );
   // api, content and worker are created only once a migration has completed; Redis and pulp-web come
   // before it (an update refused or failed before the migration leaves them), and run no Pulp code.
-  if (pulp.length === 0) return { deployed: { idle: false }, source: "none" };
+  if (pulp.length === 0) {
+    // An older version's install that never rolled out still keeps its generated keys in the state.
+    const keys = found.keySecret ? { keysKeptIn: "generated-secret" as const } : {};
+    return { deployed: { idle: false, ...keys }, source: "none" };
+  }
   const ours = pulp.filter((d) => d.labels["app.kubernetes.io/managed-by"] === "pulumi" && d.version);
   const versions = [...new Set(ours.map((d) => d.version!))];
   if (ours.length > 0 && ours.length === pulp.length && versions.length === 1) {
@@ -184,15 +218,27 @@ export function plannedFrom(
   );
 }
 
+/**
+ * A record kept elsewhere, or how to read it (the stack outputs of an older version of the stack program,
+ * through a StackReference): read only when the cluster has no history.
+ */
+export type LegacyRecord = Deployed | (() => Promise<Deployed>);
+
 /** plannedFrom, with what the cluster holds read through `cluster`. */
 export async function readHistory(args: {
   cluster: KubeTarget;
   namespace: string;
   instance: string;
-  legacy?: Deployed;
-}): Promise<{ deployed: Deployed; source: string }> {
+  legacy?: LegacyRecord;
+}): Promise<{ deployed: Deployed; source: string; found: Found }> {
   const found = await findInstall(kubeApi(args.cluster), args.namespace, args.instance);
-  return plannedFrom(found, args, args.legacy);
+  const legacy = deployedOf(found.history) ? undefined : await legacyRecord(args.legacy);
+  return { ...plannedFrom(found, args, legacy), found };
+}
+
+/** The legacy record, read if it has to be. */
+export async function legacyRecord(legacy: LegacyRecord | undefined): Promise<Deployed | undefined> {
+  return typeof legacy === "function" ? legacy() : legacy;
 }
 
 /**

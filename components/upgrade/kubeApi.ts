@@ -52,6 +52,8 @@ export interface KubeApi {
     path: string,
     body?: unknown,
     contentType?: string,
+    /** Another representation, e.g. metadata only (`as=PartialObjectMetadataList`). */
+    accept?: string,
   ): Promise<KubeObject | undefined>;
   /** Where requests go, for messages. */
   server: string;
@@ -177,7 +179,13 @@ export function kubeApi(target: KubeTarget, { timeoutMs = 30_000 } = {}): KubeAp
   };
 
   const conn = connect();
-  const request = (method: string, path: string, body?: unknown, contentType = "application/json") =>
+  const request = (
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType = "application/json",
+    accept = "application/json",
+  ) =>
     new Promise<KubeObject | undefined>((resolve, reject) => {
       const url = new URL(conn.server + path);
       const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -194,7 +202,7 @@ export function kubeApi(target: KubeTarget, { timeoutMs = 30_000 } = {}): KubeAp
           timeout: timeoutMs,
           headers: {
             ...conn.headers,
-            Accept: "application/json",
+            Accept: accept,
             // With its length: Node sends a DELETE's body unframed otherwise, which the server cannot parse.
             ...(payload === undefined
               ? {}

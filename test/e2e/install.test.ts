@@ -329,7 +329,7 @@ test("`pulumi destroy` removes everything but what holds data, and says what it 
     ]),
   );
   // Not the admin password's Secret, which a rotation replaces (components/secrets/pulpSecrets.ts): its value
-  // stays in the stack config or in the protected GeneratedSecret kept above.
+  // stays in the stack config or in the protected Stash kept above.
   expect(kept.map((r: any) => r.name)).not.toContain("pulp-admin-password");
   expect(kept.map((r: any) => r.name)).toContain("pulp-secrets-admin-password");
   // Still on the cluster: the data and the keys.

@@ -1,5 +1,5 @@
 // What holds data, and which steps of a preview would replace or delete it (or were refused doing so).
-import { GENERATED_SECRET_HOLDS, HOLDINGS, holdingOf } from "../../components/contract";
+import { GENERATED_SECRET_HOLDS, HOLDINGS, holdingOf, stashHolding } from "../../components/contract";
 import { parseUrn, PreviewJson, PreviewStep, valueAt } from "./previewJson";
 import { changedProperties, errorsByUrn, Resource, resourceOf } from "./resources";
 
@@ -27,14 +27,17 @@ type State = Partial<NonNullable<PreviewStep["newState"]>> | undefined;
 
 /**
  * What a resource holds that a replacement or deletion would lose; undefined for everything re-creatable.
- * Read from the object's `pulp.pulpproject.org/holds` annotation (components/contract.ts), or for a
- * GeneratedSecret from its kind; otherwise only the state's `protect` flag says something is kept.
+ * Read from the object's `pulp.pulpproject.org/holds` annotation (components/contract.ts), for a generated
+ * key's Stash from its name, or for a GeneratedSecret from its kind; otherwise only the state's `protect`
+ * flag says something is kept.
  */
 export function dataHeld(urn: string, ...states: State[]): string | undefined {
+  const { type, name } = parseUrn(urn);
   for (const st of states) {
     const holding =
       holdingOf(valueAt(st?.inputs, "metadata.annotations")) ??
-      (parseUrn(urn).type.endsWith(":GeneratedSecret")
+      (type === "pulumi:index:Stash" ? stashHolding(name) : undefined) ??
+      (type.endsWith(":GeneratedSecret")
         ? GENERATED_SECRET_HOLDS[String(st?.inputs?.kind ?? st?.outputs?.kind)]
         : undefined);
     if (holding) return HOLDINGS[holding];
@@ -51,9 +54,16 @@ export function dataRisks(preview: PreviewJson): { risks: DataRisk[]; updates: D
   const risks: DataRisk[] = [];
   const updates: DataUpdate[] = [];
   const seen = new Set<string>();
+  // An older version's GeneratedSecret, dropped once its key is in a Stash of the same name: versions before
+  // 0.2.0 kept them protected, and only the update that copies a key into its Stash unprotects them
+  // (secrets/pulpSecrets.ts). Dropping one loses nothing.
+  const moved = (step: PreviewStep) =>
+    step.op === "delete" &&
+    parseUrn(step.urn).type.endsWith(":GeneratedSecret") &&
+    step.oldState?.protect !== true; // the JSON leaves out a false flag
   for (const step of preview.steps) {
     const holds = dataHeld(step.urn, step.newState, step.oldState);
-    if (!holds || step.op === "same" || step.op === "read" || step.op === "create") continue;
+    if (!holds || step.op === "same" || step.op === "read" || step.op === "create" || moved(step)) continue;
     const refusals = errors.get(step.urn) ?? [];
     if (REMOVING_OPS.has(step.op) || refusals.length > 0) {
       if (seen.has(step.urn)) continue; // create-replacement and delete-replaced name one replacement

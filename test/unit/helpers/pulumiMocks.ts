@@ -87,13 +87,31 @@ export interface RunOptions {
   cluster?: Found;
 }
 
+// Generated keys are recognisable under mocks (`generated-<kind>-...`), so snapshots and comparisons
+// between runs can mask them; test/unit/components/secrets/keys.test.ts checks the real ones.
+const keys = jest.requireActual("../../../components/secrets/keys");
+jest.spyOn(keys, "generateKey").mockImplementation((kind: any) => ({
+  value: `generated-${kind}-${randomSuffix()}`,
+  ...(kind === "ec-p256-keypair"
+    ? { publicKey: "-----BEGIN PUBLIC KEY-----\nmock\n-----END PUBLIC KEY-----\n" }
+    : {}),
+}));
+
+/** Each Stash's first value, by stack and name: the state of every stack this test file deploys. */
+const stashed = new Map<string, unknown>();
+
 // Pulp.history reads the cluster; under mocks it reads `RunOptions.cluster` instead, through the real
 // plannedFrom.
 let cluster: Found = { deployments: [] };
 const history = jest.requireActual("../../../components/upgrade/history");
-jest
-  .spyOn(history, "readHistory")
-  .mockImplementation(async (args: any) => history.plannedFrom(cluster, args, args.legacy));
+jest.spyOn(history, "readHistory").mockImplementation(async (args: any) => ({
+  ...history.plannedFrom(
+    cluster,
+    args,
+    history.deployedOf(cluster.history) ? undefined : await history.legacyRecord(args.legacy),
+  ),
+  found: cluster,
+}));
 
 /**
  * Runs `program` under mocks with `config` and resolves once every registration has settled.
@@ -122,6 +140,12 @@ export async function runWithMocks(
         } else if (args.type === "pulumi:pulumi:StackReference") {
           state.outputs = options.deployedOutputs ?? {};
           state.secretOutputNames = [];
+        } else if (args.type === "pulumi:index:Stash") {
+          // The engine's builtin provider keeps what a Stash was created with (the component ignores
+          // later inputs): the stack's first run's value, in every later run of the same stack.
+          const key = `${stack}::${args.name}`;
+          if (!stashed.has(key)) stashed.set(key, inputs.input);
+          state.output = stashed.get(key);
         } else if (args.type.includes("GeneratedSecret")) {
           state.value = `generated-${args.name}-${randomSuffix()}`;
           state.publicKey = "-----BEGIN PUBLIC KEY-----\nmock\n-----END PUBLIC KEY-----\n";

@@ -100,7 +100,7 @@ test("over a live install its own keys serve: none need setting, and generated o
   expect(run.ofType(TYPES.stopTheWorldStep)).toHaveLength(1);
   expect(
     run
-      .ofType("pulumi-nodejs:dynamic/pulp:GeneratedSecret")
+      .ofType("pulumi:index:Stash")
       .map((r) => r.name)
       .sort(),
   ).toEqual(["pulp-secrets-admin-password", "pulp-secrets-db-fields-key", "pulp-secrets-secret-key"]);

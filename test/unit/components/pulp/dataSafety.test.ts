@@ -2,13 +2,17 @@
 // and the keys are generated once and never again.
 import fc from "fast-check";
 import { generatedSecretProvider } from "../../../../components/secrets/generatedSecret";
-import { MockRun, Registered } from "../../helpers/pulumiMocks";
+import { loadConfig } from "../../../../components/config/load";
+import { Pulp } from "../../../../components/pulp";
+import { Deployed, FIRST_INSTALL } from "../../../../components/upgrade/deployed";
+import { MockRun, Registered, runWithMocks } from "../../helpers/pulumiMocks";
 import { MINIMAL } from "../../helpers/configs";
 import { CNPG, PVC, render, SECRET } from "../../helpers/render";
 
-const GENERATED = "pulumi-nodejs:dynamic/pulp:GeneratedSecret";
+const GENERATED = "pulumi:index:Stash";
+const GENERATED_SECRET = "pulumi-nodejs:dynamic/pulp:GeneratedSecret";
 // Not the admin password's Secret: it changes by design (components/secrets/pulpSecrets.ts), its value kept
-// in the stack config or the protected GeneratedSecret.
+// in the stack config or the protected Stash.
 const KEY_SECRETS = ["pulp-secret-key", "pulp-db-fields-encryption"];
 
 /** Resources that hold data, with what identifies them to the engine (a change there is a replacement). */
@@ -87,7 +91,9 @@ test("no config change replaces a data-holding resource or a key, and all of the
       const generated = run.ofType(GENERATED).find((g) => g.name.endsWith("db-fields-key"))!;
       expect(
         run.k8s("Secret", "pulp-db-fields-encryption").inputs.stringData["database_fields.symmetric.key"],
-      ).toBe(generated.state.value);
+      ).toBe(generated.state.output.value);
+      // Kept as created: a later run's value is ignored.
+      expect(generated.ignoreChanges).toEqual(["input"]);
     }),
     { numRuns: PROPERTY_RUNS, seed: PROPERTY_SEED },
   );
@@ -111,17 +117,53 @@ test("the generator never regenerates: any input change is reported as no change
   );
 });
 
-test("generated keys have the shape Pulp needs", async () => {
-  const create = generatedSecretProvider.create.bind(generatedSecretProvider);
-  const fernet = (await create({ kind: "fernet-key" })).outs.value as string;
-  expect(Buffer.from(fernet.replace(/-/g, "+").replace(/_/g, "/"), "base64")).toHaveLength(32);
-  expect(fernet).toMatch(/^[A-Za-z0-9_-]{43}=$/);
-  expect(((await create({ kind: "django-secret-key" })).outs.value as string).length).toBe(50);
-  const pair = (await create({ kind: "ec-p256-keypair" })).outs;
-  expect(pair.value).toContain("BEGIN PRIVATE KEY");
-  expect(pair.publicKey).toContain("BEGIN PUBLIC KEY");
-  const [a, b] = [await create({ kind: "password" }), await create({ kind: "password" })];
-  expect(a.outs.value).not.toBe(b.outs.value);
+/** A stack of its own (Stashes are kept per stack under mocks), as an update from `deployed`. */
+async function renderStack(stack: string, deployed: Deployed): Promise<MockRun> {
+  return runWithMocks(
+    {
+      config: { "pulp:contentOrigin": "https://pulp.example.com", "pulp:database": { cloudnativepg: {} } },
+      stack,
+    },
+    () => {
+      const loaded = loadConfig();
+      new Pulp(loaded.config.instanceName, { ...loaded, deployed, cluster: {} });
+    },
+  );
+}
+
+test("an install an older version made moves each key from its GeneratedSecret into a Stash, unchanged", async () => {
+  const run = await renderStack("from-0.1", { pulpcoreVersion: "3.85.0", idle: false });
+  const old = run.ofType(GENERATED_SECRET);
+  expect(old.map((g) => g.name).sort()).toEqual([
+    "pulp-secrets-admin-password",
+    "pulp-secrets-db-fields-key",
+    "pulp-secrets-secret-key",
+  ]);
+  for (const g of old) {
+    // Unprotected and retained: the update after the next history record drops it from the state.
+    expect([g.protect, g.retainOnDelete]).toEqual([false, true]);
+    const stash = run.get(GENERATED, g.name);
+    expect(stash.inputs.input.value).toBe(g.state.value);
+    expect([stash.protect, stash.ignoreChanges]).toEqual([true, ["input"]]);
+  }
+  const fernet = run.get(GENERATED_SECRET, "db-fields-key").state.value;
+  expect(
+    run.k8s("Secret", "pulp-db-fields-encryption").inputs.stringData["database_fields.symmetric.key"],
+  ).toBe(fernet);
+  // Its history records where the keys are now; the next update registers no GeneratedSecret.
+  expect(run.k8s("ConfigMap", "pulp-deployed").inputs.data.keysKeptIn).toBe("stash");
+  const next = await renderStack("from-0.1", { pulpcoreVersion: "3.85.0", idle: false, keysKeptIn: "stash" });
+  expect(next.ofType(GENERATED_SECRET)).toEqual([]);
+  expect(
+    next.k8s("Secret", "pulp-db-fields-encryption").inputs.stringData["database_fields.symmetric.key"],
+  ).toBe(fernet);
+});
+
+test("a new install registers no GeneratedSecret; an older version's install that never rolled out does", async () => {
+  expect((await renderStack("new", FIRST_INSTALL)).ofType(GENERATED_SECRET)).toEqual([]);
+  // Pulp.history says so when the key Secret exists without a history (upgrade/history.ts).
+  const unfinished = await renderStack("unfinished", { idle: false, keysKeptIn: "generated-secret" });
+  expect(unfinished.ofType(GENERATED_SECRET)).toHaveLength(3);
 });
 
 test("the namespace and the key Secrets are kept by destroy", async () => {

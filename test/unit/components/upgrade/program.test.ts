@@ -7,6 +7,7 @@ import { promiseOf, runWithMocks } from "../../helpers/pulumiMocks";
 import { ConfigError } from "../../../../components/config/problems";
 import { UpgradeRefused } from "../../../../components/upgrade/plan";
 import { Found, historyData, HistoryMissing } from "../../../../components/upgrade/history";
+import { JobsRunning } from "../../../../components/migration/jobGuard";
 
 async function runDev(
   deployedOutputs: Record<string, unknown>,
@@ -206,13 +207,12 @@ test("the plan comes from the history in the cluster: a program that exports not
   expect(run.ofType(TYPES.stopTheWorldStep).map((s) => s.name)).toEqual([
     "pulp-stop-the-world-3.84.0-to-3.87.0",
   ]);
-  // The job guard checks the same plan against the cluster again, before anything touches the database.
-  expect(run.ofType("pulumi-nodejs:dynamic/pulp:JobGuard")[0].inputs.expected).toEqual({
-    pulpcoreVersion: "3.84.0",
-  });
+  // Pulp.history checked the plan and the Jobs before anything was registered, through the cluster the
+  // default provider resolves: no job guard (a dynamic resource, a process of its own) is needed.
+  expect(run.ofType("pulumi-nodejs:dynamic/pulp:JobGuard")).toEqual([]);
   // The history is written once the Deployments have rolled out, and kept on destroy.
   const history = run.k8s("ConfigMap", "pulp-deployed");
-  expect(history.inputs.data).toEqual({ pulpcoreVersion: "3.87.0", idle: "false" });
+  expect(history.inputs.data).toEqual({ pulpcoreVersion: "3.87.0", idle: "false", keysKeptIn: "stash" });
   expect(history.retainOnDelete).toBe(true);
   for (const name of ["pulp-api", "pulp-content", "pulp-worker"]) {
     expect(run.dependenciesOf(history)).toContain(run.k8s("Deployment", name).urn);
@@ -235,4 +235,32 @@ test("an install this program did not roll and nothing records is refused before
   expect(String(error)).toContain(
     "kubectl create configmap pulp-deployed-by-hand -n pulp-dev --from-literal=pulpcoreVersion=",
   );
+});
+
+test("a migration Job of an earlier `up` still running is refused before anything is registered, naming the wait", async () => {
+  const cluster: Found = {
+    history: historyData({ pulpcoreVersion: "3.85.0", idle: false, keysKeptIn: "stash" }),
+    deployments: [{ ...LIVE_API, version: "3.85.0" }],
+    jobs: [
+      {
+        metadata: { name: "pulp-migrate-0a1b2c3d", labels: { "app.kubernetes.io/component": "migration" } },
+        status: { startTime: "2026-11-27T08:00:00Z", active: 1 },
+      },
+    ],
+  };
+  let error: unknown;
+  const { run } = await runDev({}, { "pulp:image": "quay.io/pulp/pulp-minimal:3.85.1" }, cluster).catch(
+    (e) => {
+      error = e;
+      return { run: undefined };
+    },
+  );
+  expect(run).toBeUndefined();
+  expect(error).toBeInstanceOf(JobsRunning);
+  expect(String(error)).toContain(
+    "kubectl wait --for=condition=complete job/pulp-migrate-0a1b2c3d -n pulp-dev --timeout=",
+  );
+  // Finished, it is no longer in the way.
+  cluster.jobs![0].status = { conditions: [{ type: "Complete", status: "True" }] };
+  expect((await runDev({}, { "pulp:image": "quay.io/pulp/pulp-minimal:3.85.1" }, cluster)).run).toBeDefined();
 });

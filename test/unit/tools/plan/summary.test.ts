@@ -13,6 +13,7 @@ import { PreviewJson } from "../../../../tools/plan/previewJson";
 import { migrationOf } from "../../../../tools/plan/rollout";
 import { upgradeOf } from "../../../../tools/plan/upgrade";
 import { analyze, dataHeld } from "../../../../tools/plan/analyze";
+import { dataRisks } from "../../../../tools/plan/dataRisk";
 import { BASE_SECRETS, CANARIES, CASES, DRIFT_CASE } from "../../../../testbed/fixtures/cases";
 import { parsePreview, UnreadablePreview } from "../../../../tools/plan/previewJson";
 import { downtimeText, MARKER, render } from "../../../../tools/plan/render";
@@ -433,6 +434,10 @@ test("what holds data is read from the holds annotation (components/contract.ts)
   expect(
     dataHeld(urn("pulumi-nodejs:dynamic/pulp:GeneratedSecret", "k"), { inputs: { kind: "fernet-key" } }),
   ).toMatch(/encrypts database fields/);
+  // A generated key's Stash takes no other input: its name says which key it keeps.
+  expect(dataHeld(urn("pulumi:index:Stash", "pulp-secrets-db-fields-key"), { inputs: {} })).toMatch(
+    /encrypts database fields/,
+  );
   expect(dataHeld(urn("kubernetes:core/v1:ConfigMap", "x"), { protect: true })).toMatch(/protect/);
 });
 
@@ -526,4 +531,31 @@ describe("read through the contract, not from English", () => {
       "pulp-schema-0a1b",
     );
   });
+});
+
+test("a GeneratedSecret dropped after its key moved into a Stash is no risk; a protected one going is", () => {
+  const urn =
+    "urn:pulumi:s::pulp::pulp:index:Pulp$pulp:secrets:PulpSecrets$pulumi-nodejs:dynamic/pulp:GeneratedSecret::pulp-secrets-db-fields-key";
+  const preview = (protect: boolean): PreviewJson => ({
+    steps: [
+      {
+        op: "delete",
+        urn,
+        oldState: {
+          urn,
+          type: "pulumi-nodejs:dynamic/pulp:GeneratedSecret",
+          inputs: { kind: "fernet-key" },
+          protect,
+        },
+      } as PreviewJson["steps"][number],
+    ],
+    diagnostics: [],
+    changeSummary: { delete: 1 },
+  });
+  // Unprotected only by the update that copied the key into its Stash (components/secrets/pulpSecrets.ts);
+  // the preview JSON leaves a false flag out.
+  expect(dataRisks(preview(false)).risks).toEqual([]);
+  expect(dataRisks(preview(true)).risks.map((r) => [r.op, r.holds])).toEqual([
+    ["delete", expect.stringMatching(/encrypts database fields/)],
+  ]);
 });
