@@ -2,6 +2,7 @@
 // check is what the API server holds, never what the program meant to do.
 import { ChildProcess, execFileSync, spawn, spawnSync } from "child_process";
 import * as fs from "fs";
+import * as yaml from "js-yaml";
 import * as path from "path";
 import { KUBECONFIG, REPO, stackLocks, toolchainBin } from "./local/environment";
 
@@ -109,10 +110,11 @@ export interface PulumiRun {
 /** The command line that runs the real CLI on `stack` through testbed/local/pulumi.ts. */
 export function pulumiCommand(stack: string, args: string[], programDir?: string): [string, string[]] {
   const dirArgs = programDir ? ["--program-dir", programDir] : [];
+  const [node, ...loader] = programLoader(programDir);
   return [
-    path.join(REPO, "node_modules/.bin/ts-node"),
+    node,
     [
-      "-T",
+      ...loader,
       path.join(REPO, "testbed/local/pulumi.ts"),
       ...dirArgs,
       ...args,
@@ -121,6 +123,23 @@ export function pulumiCommand(stack: string, args: string[], programDir?: string
       "--non-interactive",
     ],
   ];
+}
+
+/**
+ * How Pulumi's Node.js runtime would load a program's TypeScript, from its Pulumi.yaml: the `nodeargs` it
+ * names (the Pulp programs: sucrase's require hook), else ts-node, the runtime's default. The program runs
+ * in testbed/local/pulumi.ts's process, so that process is started the same way.
+ */
+export function programLoader(programDir = "."): string[] {
+  const dir = path.join(REPO, programDir);
+  const project = yaml.load(fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8")) as {
+    runtime?: { options?: { typescript?: boolean; nodeargs?: string } };
+  };
+  const options = project.runtime?.options ?? {};
+  if (options.typescript !== false) return [path.join(REPO, "node_modules/.bin/ts-node"), "-T"];
+  // Relative paths in nodeargs are the program directory's (the runtime starts node there).
+  const args = (options.nodeargs ?? "").split(/\s+/).filter(Boolean);
+  return [process.execPath, ...args.map((a) => (/^\.\.?\//.test(a) ? path.resolve(dir, a) : a))];
 }
 
 /**
@@ -177,8 +196,6 @@ export function writeStackConfig(
   changes: Record<string, unknown>,
   base = KWOK_STACK_FILE,
 ): void {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const yaml = require("js-yaml") as typeof import("js-yaml");
   const dev = yaml.load(fs.readFileSync(base, "utf8")) as {
     config: Record<string, unknown>;
     encryptionsalt?: string;
