@@ -12,6 +12,12 @@ export const CONFIG_HASH_ANNOTATION = "pulp.pulpproject.org/config-hash";
  */
 export const HOLDS_ANNOTATION = "pulp.pulpproject.org/holds";
 
+/**
+ * On the Secret `<instance>-secret-key`: `stash` where the generated keys are kept by Stash resources
+ * (secrets/pulpSecrets.ts). That Secret without it was made by a version that kept them in GeneratedSecrets.
+ */
+export const KEYS_KEPT_IN_ANNOTATION = "pulp.pulpproject.org/keys-kept-in";
+
 /** What a data-holding object holds, and what losing it means (the plan summary prints the words). */
 export const HOLDINGS = {
   database: "the PostgreSQL database (CloudNativePG): every byte of Pulp's metadata",

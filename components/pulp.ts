@@ -41,7 +41,7 @@ import { ROLLED_OUT_ANNOTATION, Workload } from "./workload/workload";
 import { TaskQueueScaler } from "./autoscaling/autoscaling";
 import { metricsEnv } from "./metrics/metrics";
 import { CpuAutoscaling } from "./config/schema";
-import { Deployed, keysInGeneratedSecrets } from "./upgrade/deployed";
+import { Deployed, DeployedRelease, keysInGeneratedSecrets } from "./upgrade/deployed";
 import { LegacyRecord, legacyRecord, readHistory } from "./upgrade/history";
 import { recordHistory } from "./upgrade/historyRecord";
 import { isProviderCluster } from "./upgrade/cluster";
@@ -98,7 +98,7 @@ export class Pulp extends pulumi.ComponentResource {
    * What this update deploys, as the history records it once the Deployments have rolled out (the
    * history ConfigMap here; the stack program's outputs too, through deployedOutputs).
    */
-  readonly deploying: Required<Omit<Deployed, "restoredBackup">> & Pick<Deployed, "restoredBackup">;
+  readonly deploying: DeployedRelease;
   /** The backup CronJob, when backup.enabled (a Job created from it takes one backup). */
   readonly backupCronJobName?: string;
   /** How this update upgrades Pulp (upgrade/plan.ts); a stop-the-world plan stops the old release first. */
@@ -183,7 +183,6 @@ export class Pulp extends pulumi.ComponentResource {
       idle: config.idle,
       pluginVersions: config.plugins,
       restoredBackup: this.restoredBackup,
-      keysKeptIn: "stash",
     };
     const child = { parent: this };
 

@@ -2,7 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { SuppliedSecrets } from "../config/load";
 import { DB_FIELDS_KEY_FILE, TOKEN_PRIVATE_KEY_FILE, TOKEN_PUBLIC_KEY_FILE } from "../settings/render";
-import { Holding, holds } from "../contract";
+import { Holding, holds, KEYS_KEPT_IN_ANNOTATION } from "../contract";
 import { fixedName, Identity, labels } from "../common/labels";
 import { GeneratedSecret } from "./generatedSecret";
 import { generateKey, GeneratedValue, SecretKind } from "./keys";
@@ -14,8 +14,8 @@ export interface PulpSecretsArgs {
   tokenAuth: boolean;
   /**
    * The state holds an older version's GeneratedSecrets (upgrade/deployed.ts keysInGeneratedSecrets): each
-   * Stash is created from one, and the GeneratedSecret is unprotected so that the update after the next
-   * history record drops it from the state (retained: nothing to delete).
+   * Stash is created from one, and the GeneratedSecret is unprotected so that the next update, which finds
+   * the key Secret annotated, drops it from the state (retained: nothing to delete).
    */
   fromGeneratedSecrets: boolean;
 }
@@ -43,6 +43,8 @@ export class PulpSecrets extends pulumi.ComponentResource {
   readonly tokenKeysSecret?: string;
   /** Every Kubernetes Secret made here, for dependsOn. */
   readonly resources: k8s.core.v1.Secret[] = [];
+  /** The Stashes that keep the generated keys. */
+  readonly stashes: pulumi.Stash[] = [];
 
   constructor(name: string, args: PulpSecretsArgs, opts?: pulumi.ComponentResourceOptions) {
     super("pulp:secrets:PulpSecrets", name, {}, opts);
@@ -63,6 +65,7 @@ export class PulpSecrets extends pulumi.ComponentResource {
         { input: pulumi.secret(seed) },
         { ...keep, ignoreChanges: ["input"], additionalSecretOutputs: ["input", "output"] },
       );
+      this.stashes.push(stash);
       // While the key moves, the GeneratedSecret's value (the same): a preview knows it, where a Stash it
       // creates has no output yet, and the key Secrets would look changed (and be replaced).
       if (old) return pulumi.secret(seed);
@@ -77,12 +80,18 @@ export class PulpSecrets extends pulumi.ComponentResource {
       kind: "django-secret-key" | "fernet-key" | "password",
       supplied?: pulumi.Output<string>,
     ) => supplied ?? generated(suffix, kind).apply((g) => g.value);
+    // Every Stash first: the key Secret's annotation says the keys are in them (below).
+    this.secretKeyValue = valueOf("secret-key", "django-secret-key", args.supplied.secretKey);
+    const dbFieldsKey = valueOf("db-fields-key", "fernet-key", args.supplied.dbFieldsEncryptionKey);
+    const adminPassword = valueOf("admin-password", "password", args.supplied.adminPassword);
+    const pair = args.tokenAuth ? generated("token-keys", "ec-p256-keypair") : undefined;
 
     const secret = (
       suffix: string,
       holding: Holding,
       data: Record<string, pulumi.Input<string>>,
       options: pulumi.CustomResourceOptions = keep,
+      annotations: Record<string, string> = {},
     ) => {
       const resource = new k8s.core.v1.Secret(
         `${name}-${suffix}`,
@@ -91,7 +100,7 @@ export class PulpSecrets extends pulumi.ComponentResource {
             name: fixedName(args.identity, suffix),
             namespace: args.namespace,
             labels: labels(args.identity, "config"),
-            annotations: holds(holding),
+            annotations: { ...holds(holding), ...annotations },
           },
           type: "Opaque",
           stringData: data,
@@ -102,15 +111,20 @@ export class PulpSecrets extends pulumi.ComponentResource {
       return fixedName(args.identity, suffix);
     };
 
-    this.secretKeyValue = valueOf("secret-key", "django-secret-key", args.supplied.secretKey);
+    // Where the next update finds out that the keys are in Stashes (upgrade/history.ts findInstall): on the
+    // Secret the component always makes, once every Stash exists (a metadata change: no replacement).
     this.secretKey = {
-      name: secret("secret-key", "secret-key", { secret_key: this.secretKeyValue }),
+      name: secret(
+        "secret-key",
+        "secret-key",
+        { secret_key: this.secretKeyValue },
+        { ...keep, dependsOn: this.stashes },
+        { [KEYS_KEPT_IN_ANNOTATION]: "stash" },
+      ),
       key: "secret_key",
     };
     this.dbFieldsKey = {
-      name: secret("db-fields-encryption", "db-fields-key", {
-        [DB_FIELDS_KEY_FILE]: valueOf("db-fields-key", "fernet-key", args.supplied.dbFieldsEncryptionKey),
-      }),
+      name: secret("db-fields-encryption", "db-fields-key", { [DB_FIELDS_KEY_FILE]: dbFieldsKey }),
       key: DB_FIELDS_KEY_FILE,
     };
     // The admin password changes by design (the reset Job sets a new one in Pulp), and the provider replaces
@@ -121,13 +135,12 @@ export class PulpSecrets extends pulumi.ComponentResource {
       name: secret(
         "admin-password",
         "admin-password",
-        { password: valueOf("admin-password", "password", args.supplied.adminPassword) },
+        { password: adminPassword },
         { parent: this, deleteBeforeReplace: true },
       ),
       key: "password",
     };
-    if (args.tokenAuth) {
-      const pair = generated("token-keys", "ec-p256-keypair");
+    if (pair) {
       this.tokenKeysSecret = secret("container-auth", "token-keys", {
         [TOKEN_PRIVATE_KEY_FILE]: pair.apply((p) => p.value),
         [TOKEN_PUBLIC_KEY_FILE]: pair.apply((p) => p.publicKey ?? ""),

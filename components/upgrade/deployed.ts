@@ -13,21 +13,24 @@ export interface Deployed {
   /** The backup id this install was restored from (components/backup/restore.ts); undefined when none. */
   restoredBackup?: string;
   /**
-   * Where the state keeps the keys the component generated (secrets/pulpSecrets.ts): `stash` once an
-   * update of this version rolled out; `generated-secret` for an install an older version made, whose
-   * dynamic GeneratedSecrets are moved into Stash resources by the next update. Undefined on a first
-   * install, and in a record an older version wrote (`generated-secret`, when it names a version).
+   * Where the state keeps the keys the component generated (secrets/pulpSecrets.ts), as the key Secret's
+   * annotation says (upgrade/history.ts findInstall): `stash`; `generated-secret` for an install an older
+   * version made, whose dynamic GeneratedSecrets the next update moves into Stash resources; undefined
+   * where there is no key Secret (a new install).
    */
   keysKeptIn?: KeysKeptIn;
 }
+
+/** What an update deploys, as the history and the stack outputs record it. */
+export type DeployedRelease = Required<Omit<Deployed, "restoredBackup" | "keysKeptIn">> &
+  Pick<Deployed, "restoredBackup">;
 
 /** Where an install's generated keys live in the state (Deployed.keysKeptIn). */
 export type KeysKeptIn = "stash" | "generated-secret";
 
 /** Whether the state holds an older version's GeneratedSecrets, which this update moves into Stash resources. */
 export function keysInGeneratedSecrets(deployed: Deployed): boolean {
-  if (deployed.keysKeptIn) return deployed.keysKeptIn === "generated-secret";
-  return deployed.pulpcoreVersion !== undefined;
+  return deployed.keysKeptIn === "generated-secret";
 }
 
 /** A stack that has never been deployed. */
@@ -70,7 +73,7 @@ export function pluginVersionsOf(value: unknown): Record<string, string> | undef
  */
 export function deployedOutputs(
   rolledOut: pulumi.Output<boolean>,
-  deployed: Required<Omit<Deployed, "restoredBackup">> & Pick<Deployed, "restoredBackup">,
+  deployed: DeployedRelease,
 ): Partial<
   Record<
     (typeof DEPLOYED_OUTPUTS)[keyof typeof DEPLOYED_OUTPUTS],

@@ -5,7 +5,8 @@
 // same record in stack outputs (deployed.ts); those are read when the ConfigMap is absent.
 import { PULP_PROCESSES } from "../decide";
 import type { JobStatus } from "../migration/jobGuard";
-import { Deployed, pluginVersionsOf } from "./deployed";
+import { KEYS_KEPT_IN_ANNOTATION } from "../contract";
+import { Deployed, KeysKeptIn, pluginVersionsOf } from "./deployed";
 import { KubeApi, KubeTarget, kubeApi } from "./kubeApi";
 
 /** The history ConfigMap's name. */
@@ -31,7 +32,6 @@ export function historyData(deployed: Deployed): Record<string, string> {
       ? { pluginVersions: JSON.stringify(deployed.pluginVersions) }
       : {}),
     ...(deployed.restoredBackup ? { restoredBackup: deployed.restoredBackup } : {}),
-    ...(deployed.keysKeptIn ? { keysKeptIn: deployed.keysKeptIn } : {}),
   };
 }
 
@@ -49,7 +49,6 @@ export function deployedOf(data: Record<string, string> | undefined): Deployed |
     idle: data.idle === "true",
     pluginVersions: pluginVersionsOf(plugins),
     restoredBackup: data.restoredBackup || undefined,
-    keysKeptIn: data.keysKeptIn === "stash" ? "stash" : undefined,
   };
 }
 
@@ -70,11 +69,15 @@ export interface Found {
   deployments: LiveDeployment[];
   /** The instance's Jobs (migration, restore, ...), for the job guard. */
   jobs?: JobStatus[];
-  /** Whether the Secret `<instance>-secret-key` exists (read as metadata only). */
-  keySecret?: boolean;
+  /**
+   * Where the generated keys are, from the Secret `<instance>-secret-key` (read as metadata only): its
+   * annotation (contract.ts KEYS_KEPT_IN_ANNOTATION), else `generated-secret` when an older version made it;
+   * undefined without that Secret.
+   */
+  keys?: KeysKeptIn;
 }
 
-/** The Secret whose presence says an older version generated keys here, though it recorded no history. */
+/** The Secret whose annotation says where the generated keys are kept. */
 export function keySecretName(instance: string): string {
   return `${instance}-secret-key`;
 }
@@ -128,19 +131,27 @@ export async function findInstall(api: KubeApi, namespace: string, instance: str
     `/apis/batch/v1/namespaces/${ns}/jobs?labelSelector=${selector}`,
   )) as { items?: JobStatus[] } | undefined;
   // Metadata only: the program has no use for the key itself.
-  const keySecret = await api.request(
+  const keySecrets = (await api.request(
     "GET",
     `/api/v1/namespaces/${ns}/secrets?fieldSelector=${encodeURIComponent(`metadata.name=${keySecretName(instance)}`)}`,
     undefined,
     undefined,
     "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
-  );
+  )) as { items?: { metadata?: { annotations?: Record<string, string> } }[] } | undefined;
   return {
     history: cm ? (cm.data ?? {}) : undefined,
     deployments: [...own, ...operator.filter((o) => !own.some((d) => d.name === o.name))],
     jobs: jobs?.items ?? [],
-    keySecret: (keySecret?.items ?? []).length > 0,
+    keys: keysOf(keySecrets?.items?.[0]),
   };
+}
+
+/** Where the generated keys are, from the key Secret's metadata. */
+function keysOf(
+  secret: { metadata?: { annotations?: Record<string, string> } } | undefined,
+): KeysKeptIn | undefined {
+  if (!secret) return undefined;
+  return secret.metadata?.annotations?.[KEYS_KEPT_IN_ANNOTATION] === "stash" ? "stash" : "generated-secret";
 }
 
 /** Refused: an install is there, and nothing says which release it runs. Printed without a stack trace. */
@@ -161,6 +172,15 @@ export function plannedFrom(
   where: { namespace: string; instance: string },
   legacy?: Deployed,
 ): { deployed: Deployed; source: "history" | "stack outputs" | "deployments" | "none" } {
+  const planned = plannedFromRecords(found, where, legacy);
+  return found.keys ? { ...planned, deployed: { ...planned.deployed, keysKeptIn: found.keys } } : planned;
+}
+
+function plannedFromRecords(
+  found: Found,
+  where: { namespace: string; instance: string },
+  legacy?: Deployed,
+): { deployed: Deployed; source: "history" | "stack outputs" | "deployments" | "none" } {
   const recorded = deployedOf(found.history);
   if (recorded) return { deployed: recorded, source: "history" };
   if (legacy?.pulpcoreVersion) return { deployed: legacy, source: "stack outputs" };
@@ -170,11 +190,7 @@ export function plannedFrom(
   );
   // api, content and worker are created only once a migration has completed; Redis and pulp-web come
   // before it (an update refused or failed before the migration leaves them), and run no Pulp code.
-  if (pulp.length === 0) {
-    // An older version's install that never rolled out still keeps its generated keys in the state.
-    const keys = found.keySecret ? { keysKeptIn: "generated-secret" as const } : {};
-    return { deployed: { idle: false, ...keys }, source: "none" };
-  }
+  if (pulp.length === 0) return { deployed: { idle: false }, source: "none" };
   const ours = pulp.filter((d) => d.labels["app.kubernetes.io/managed-by"] === "pulumi" && d.version);
   const versions = [...new Set(ours.map((d) => d.version!))];
   if (ours.length > 0 && ours.length === pulp.length && versions.length === 1) {

@@ -113,10 +113,11 @@ runMain(async () => {
       inState(GENERATED_SECRET).every((g) => !g.protect),
       inState(GENERATED_SECRET),
     );
+    const annotations = getJson(["secret", "pulp-secret-key", "-n", NS]).metadata.annotations ?? {};
     check(
-      "first update: the history says where the keys are",
-      getJson(["configmap", "pulp-deployed", "-n", NS]).data.keysKeptIn === "stash",
-      getJson(["configmap", "pulp-deployed", "-n", NS]).data,
+      "first update: the key Secret says where the keys are",
+      annotations["pulp.pulpproject.org/keys-kept-in"] === "stash",
+      annotations,
     );
 
     const second = preview();

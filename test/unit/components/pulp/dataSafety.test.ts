@@ -3,6 +3,7 @@
 import fc from "fast-check";
 import { generatedSecretProvider } from "../../../../components/secrets/generatedSecret";
 import { loadConfig } from "../../../../components/config/load";
+import { KEYS_KEPT_IN_ANNOTATION } from "../../../../components/contract";
 import { Pulp } from "../../../../components/pulp";
 import { Deployed, FIRST_INSTALL } from "../../../../components/upgrade/deployed";
 import { MockRun, Registered, runWithMocks } from "../../helpers/pulumiMocks";
@@ -132,7 +133,8 @@ async function renderStack(stack: string, deployed: Deployed): Promise<MockRun> 
 }
 
 test("an install an older version made moves each key from its GeneratedSecret into a Stash, unchanged", async () => {
-  const run = await renderStack("from-0.1", { pulpcoreVersion: "3.85.0", idle: false });
+  const older = { pulpcoreVersion: "3.85.0", idle: false, keysKeptIn: "generated-secret" } as const;
+  const run = await renderStack("from-0.1", older);
   const old = run.ofType(GENERATED_SECRET);
   expect(old.map((g) => g.name).sort()).toEqual([
     "pulp-secrets-admin-password",
@@ -150,9 +152,12 @@ test("an install an older version made moves each key from its GeneratedSecret i
   expect(
     run.k8s("Secret", "pulp-db-fields-encryption").inputs.stringData["database_fields.symmetric.key"],
   ).toBe(fernet);
-  // Its history records where the keys are now; the next update registers no GeneratedSecret.
-  expect(run.k8s("ConfigMap", "pulp-deployed").inputs.data.keysKeptIn).toBe("stash");
-  const next = await renderStack("from-0.1", { pulpcoreVersion: "3.85.0", idle: false, keysKeptIn: "stash" });
+  // The key Secret says where the keys are now, once every Stash exists; the next update, reading it,
+  // registers no GeneratedSecret.
+  const keySecret = run.k8s("Secret", "pulp-secret-key");
+  expect(keySecret.inputs.metadata.annotations[KEYS_KEPT_IN_ANNOTATION]).toBe("stash");
+  for (const stash of run.ofType(GENERATED)) expect(keySecret.dependencies).toContain(stash.urn);
+  const next = await renderStack("from-0.1", { ...older, keysKeptIn: "stash" });
   expect(next.ofType(GENERATED_SECRET)).toEqual([]);
   expect(
     next.k8s("Secret", "pulp-db-fields-encryption").inputs.stringData["database_fields.symmetric.key"],
@@ -161,7 +166,7 @@ test("an install an older version made moves each key from its GeneratedSecret i
 
 test("a new install registers no GeneratedSecret; an older version's install that never rolled out does", async () => {
   expect((await renderStack("new", FIRST_INSTALL)).ofType(GENERATED_SECRET)).toEqual([]);
-  // Pulp.history says so when the key Secret exists without a history (upgrade/history.ts).
+  // Pulp.history says so when the key Secret exists without the annotation (upgrade/history.ts).
   const unfinished = await renderStack("unfinished", { idle: false, keysKeptIn: "generated-secret" });
   expect(unfinished.ofType(GENERATED_SECRET)).toHaveLength(3);
 });

@@ -212,7 +212,7 @@ test("the plan comes from the history in the cluster: a program that exports not
   expect(run.ofType("pulumi-nodejs:dynamic/pulp:JobGuard")).toEqual([]);
   // The history is written once the Deployments have rolled out, and kept on destroy.
   const history = run.k8s("ConfigMap", "pulp-deployed");
-  expect(history.inputs.data).toEqual({ pulpcoreVersion: "3.87.0", idle: "false", keysKeptIn: "stash" });
+  expect(history.inputs.data).toEqual({ pulpcoreVersion: "3.87.0", idle: "false" });
   expect(history.retainOnDelete).toBe(true);
   for (const name of ["pulp-api", "pulp-content", "pulp-worker"]) {
     expect(run.dependenciesOf(history)).toContain(run.k8s("Deployment", name).urn);
@@ -239,7 +239,7 @@ test("an install this program did not roll and nothing records is refused before
 
 test("a migration Job of an earlier `up` still running is refused before anything is registered, naming the wait", async () => {
   const cluster: Found = {
-    history: historyData({ pulpcoreVersion: "3.85.0", idle: false, keysKeptIn: "stash" }),
+    history: historyData({ pulpcoreVersion: "3.85.0", idle: false }),
     deployments: [{ ...LIVE_API, version: "3.85.0" }],
     jobs: [
       {
