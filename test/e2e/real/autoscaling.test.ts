@@ -52,19 +52,27 @@ function watchReplicas(name: string): { stop(): number[] } {
   };
 }
 
-const taskState = async (href: string): Promise<string> => {
+/**
+ * A JSON answer of Pulp's API. This suite measures the workers' count, not the api's availability (the
+ * upgrade suites do): an answer pulp-web gives for a busy or restarting api (502-504) is said on the
+ * console and asked again, three times at most; anything else not 200 fails with its status.
+ */
+const apiJson = async (href: string): Promise<Record<string, unknown>> => {
   const auth = Buffer.from(`admin:${ADMIN_PASSWORD}`).toString("base64");
-  const r = await get(`${pulp.baseUrl}${href}`, { Authorization: `Basic ${auth}` });
-  return JSON.parse(r.body.toString()).state;
+  for (let attempt = 1; ; attempt++) {
+    const r = await get(`${pulp.baseUrl}${href}`, { Authorization: `Basic ${auth}` });
+    if (r.status === 200) return JSON.parse(r.body.toString());
+    const said = `GET ${href}: HTTP ${r.status}: ${r.body.toString().slice(0, 200)}`;
+    if (r.status < 502 || r.status > 504 || attempt === 3) throw new Error(said);
+    console.log(`${said} (asked again in 2 s)`);
+    await new Promise((done) => setTimeout(done, 2000));
+  }
 };
 
-const tasksLeft = async (): Promise<number> => {
-  const auth = Buffer.from(`admin:${ADMIN_PASSWORD}`).toString("base64");
-  const r = await get(`${pulp.baseUrl}/pulp/api/v3/tasks/?state__in=waiting,running&limit=1`, {
-    Authorization: `Basic ${auth}`,
-  });
-  return JSON.parse(r.body.toString()).count;
-};
+const taskState = async (href: string): Promise<string> => (await apiJson(href)).state as string;
+
+const tasksLeft = async (): Promise<number> =>
+  (await apiJson("/pulp/api/v3/tasks/?state__in=waiting,running&limit=1")).count as number;
 
 beforeAll(
   async () => {
