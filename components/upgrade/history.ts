@@ -83,8 +83,8 @@ export function keySecretName(instance: string): string {
 }
 
 /**
- * Reads the history ConfigMap, the instance's Deployments and Jobs, and whether its key Secret exists
- * (nothing when the namespace is absent).
+ * Reads the history ConfigMap, the instance's Deployments and Jobs, and where its generated keys are (the
+ * key Secret's metadata); nothing when the namespace is absent.
  */
 export async function findInstall(api: KubeApi, namespace: string, instance: string): Promise<Found> {
   const ns = encodeURIComponent(namespace);
