@@ -131,7 +131,7 @@ export function pulumiCommand(stack: string, args: string[], programDir?: string
  * in testbed/local/pulumi.ts's process, so that process is started the same way.
  */
 export function programLoader(programDir = "."): string[] {
-  const dir = path.join(REPO, programDir);
+  const dir = path.resolve(REPO, programDir); // relative to the repository, or a project outside it
   const project = yaml.load(fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8")) as {
     runtime?: { options?: { typescript?: boolean; nodeargs?: string } };
   };
