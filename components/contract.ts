@@ -121,9 +121,7 @@ export function readUpgradeRefusal(message: string): string | undefined {
  * input) holds: its name ends with `-<holding>`.
  */
 export function stashHolding(name: string): Holding | undefined {
-  return (["secret-key", "db-fields-key", "admin-password", "token-keys"] as const).find((h) =>
-    name.endsWith(`-${h}`),
-  );
+  return Object.values(GENERATED_SECRET_HOLDS).find((h) => name.endsWith(`-${h}`));
 }
 
 /** What a GeneratedSecret (a dynamic resource of versions before 0.2.0) holds, by its `kind` input. */
