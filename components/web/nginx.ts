@@ -17,6 +17,21 @@ export interface NginxInput {
 /** pulp_container redirects registry blob and manifest GETs here; pulp-content serves them. */
 export const CONTAINER_CONTENT_PREFIX = "/pulp/container/";
 
+/**
+ * How many times an upstream lists its Service. A connection refused or reset by a pod that has just
+ * died (before its endpoint is gone) is then tried again (proxy_next_upstream), and kube-proxy picks a
+ * pod anew for each connection: with one pod of two gone, 1 request in 2^6 still fails. nginx retries a
+ * POST only when it was never sent, so nothing is done twice.
+ */
+export const UPSTREAM_TRIES = 6;
+
+const upstream = (name: string, host: string, port: number) =>
+  [
+    `    upstream ${name} {`,
+    ...Array.from({ length: UPSTREAM_TRIES }, () => `        server ${host}:${port} max_fails=0;`),
+    "    }",
+  ].join("\n");
+
 export function renderNginxConf(input: NginxInput): string {
   return `# Rendered by the pulp Pulumi program. Do not edit: run \`pulumi up\`.
 worker_processes 1;
@@ -41,12 +56,15 @@ http {
     # Uploads and container pushes send large bodies; the nginx default answers them with 413.
     client_max_body_size ${input.clientMaxBodySize};
 
-    upstream pulp-api {
-        server ${input.apiHost}:${input.apiPort};
-    }
-    upstream pulp-content {
-        server ${input.contentHost}:${input.contentPort};
-    }
+    # Each Service listed ${UPSTREAM_TRIES} times (max_fails=0: never marked down), so that a request a pod that
+    # just died refused goes to another pod; a connection in the cluster is made within 5 s or tried again,
+    # and no request is passed on after 30 s.
+${upstream("pulp-api", input.apiHost, input.apiPort)}
+${upstream("pulp-content", input.contentHost, input.contentPort)}
+    proxy_connect_timeout 5s;
+    proxy_next_upstream error timeout;
+    proxy_next_upstream_tries ${UPSTREAM_TRIES};
+    proxy_next_upstream_timeout 30s;
 
     server {
         listen ${WEB_PORT} default_server;${input.listenIPv6 ? `\n        listen [::]:${WEB_PORT} default_server;` : ""}

@@ -17,10 +17,21 @@ unless both take it shared ("shared:X" and "X" name the same resource X). Counti
 with the literal names took a task waiting for "shared:X" behind a sync holding "X" for stranded: every
 worker pod then woke the workers every 30 s for the whole sync, each wakeup a scan of every incomplete
 task.
+
+With --wake it also releases the tasks of a worker that died without a word (SIGKILL, the OOM killer, a
+lost node). Since 3.89 a worker holds its task through core_task.app_lock, a reference to its AppStatus
+record, and only the workers' cleanup deletes a dead worker's record, every 10 to 100 heartbeats: until
+then its task stays "running" and keeps its repository from every later task, up to 17 minutes. The check
+does what that cleanup does, sooner and only for a worker that holds a task: a worker whose heartbeat is
+older than twice its TTL (pulpcore calls it missing after one) loses its record and its task's lock, and
+the workers are woken; one of them then fails the task as "Worker has gone missing" (handle_unblocked_tasks)
+and the repository is free again. A worker that was only slow finds its record gone at its next heartbeat
+and stops, as it would after pulpcore's own cleanup.
 """
 
 import os
 import sys
+from importlib.metadata import version
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pulpcore.app.settings")
 from django.db import DatabaseError, OperationalError, connection  # noqa: E402
@@ -59,6 +70,36 @@ SELECT mine, n, CASE WHEN n > 0 THEN (SELECT true FROM pg_notify('pulp_worker_wa
 FROM turn, stranded
 """
 
+# One statement: the record, the lock and the wakeup go together or not at all (the wakeup is sent when
+# the transaction commits). Django's on_delete=SET_NULL is Python's, so the lock is cleared here.
+RELEASE_ABANDONED = """
+WITH turn AS MATERIALIZED (
+  SELECT pg_try_advisory_xact_lock(1886743664, 2) AS mine
+), gone AS MATERIALIZED (
+  SELECT app.pulp_id, app.name FROM core_appstatus app
+  WHERE (SELECT mine FROM turn) AND app.app_type = 'worker'
+    AND app.last_heartbeat < now() - 2 * app.ttl
+    AND EXISTS (
+      SELECT 1 FROM core_task t
+      WHERE t.app_lock_id = app.pulp_id AND t.state IN ('running', 'canceling')
+    )
+), freed AS (
+  UPDATE core_task SET app_lock_id = NULL
+  WHERE app_lock_id IN (SELECT pulp_id FROM gone) RETURNING pulp_id
+), dropped AS (
+  DELETE FROM core_appstatus WHERE pulp_id IN (SELECT pulp_id FROM gone) RETURNING name
+)
+SELECT (SELECT string_agg(name, ', ') FROM dropped), (SELECT count(*) FROM freed),
+       CASE WHEN EXISTS (SELECT 1 FROM freed)
+         THEN (SELECT true FROM pg_notify('pulp_worker_wakeup', 'handle')) END
+"""
+
+
+def holds_tasks_by_app_lock():
+    """Since pulpcore 3.89; before, tasks were held by session advisory locks a dead connection gives back."""
+    return tuple(int(n) for n in version("pulpcore").split(".")[:2]) >= (3, 89)
+
+
 try:
     connection.ensure_connection()
 except OperationalError as e:
@@ -75,4 +116,13 @@ if sys.argv[1:] == ["--wake"]:
                 print(f"worker check: woke the workers for {stranded} stranded task(s)", flush=True)
     except DatabaseError as e:
         print(f"worker check: cannot look for stranded tasks: {e}", flush=True)
+    if holds_tasks_by_app_lock():
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute(RELEASE_ABANDONED)
+                workers, tasks, _ = cursor.fetchone()
+                if workers:
+                    print(f"worker check: released {tasks} task(s) of missing worker(s) {workers}", flush=True)
+        except DatabaseError as e:
+            print(f"worker check: cannot look for abandoned tasks: {e}", flush=True)
 sys.exit(0)

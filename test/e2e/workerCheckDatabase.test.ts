@@ -44,8 +44,16 @@ class Connection:
 connection = Connection()
 `;
 
-// core_task as pulpcore 3.116 has it: the columns the check reads and the model's indexes.
+// core_appstatus and core_task as pulpcore 3.123 has them: the columns the check reads and writes, the
+// model's indexes, and the lock's foreign key as Django makes it (deferred; SET_NULL is Django's, not SQL's).
 const CORE_TASK = `
+CREATE TABLE core_appstatus (
+  pulp_id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  app_type varchar(10) NOT NULL,
+  name text NOT NULL,
+  ttl interval NOT NULL,
+  last_heartbeat timestamptz NOT NULL
+);
 CREATE TABLE core_task (
   pulp_id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   pulp_created timestamptz NOT NULL,
@@ -53,7 +61,8 @@ CREATE TABLE core_task (
   state text NOT NULL,
   name text NOT NULL DEFAULT 'pulpcore.app.tasks.test',
   unblocked_at timestamptz,
-  reserved_resources_record text[]
+  reserved_resources_record text[],
+  app_lock_id uuid REFERENCES core_appstatus DEFERRABLE INITIALLY DEFERRED
 );
 CREATE INDEX ON core_task (pulp_created);
 CREATE INDEX ON core_task (unblocked_at);
@@ -107,7 +116,7 @@ function checkWith(tasks: Task[]) {
       `ARRAY[${t.resources.map((r) => `'${r}'`).join(", ")}]::text[])`,
   );
   psql(
-    "TRUNCATE core_task;" +
+    "TRUNCATE core_task, core_appstatus;" +
       (rows.length
         ? `INSERT INTO core_task (pulp_created, state, unblocked_at, reserved_resources_record) VALUES ${rows.join(", ")}`
         : ""),
@@ -222,4 +231,83 @@ test("real PostgreSQL: the wakeup reaches the workers' channel; while another po
   otherPod.send("COMMIT;");
   await otherPod.end();
   expect(checkWith([stranded])).toBe(1);
+});
+
+type App = { name: string; type: string; heartbeatSecondsAgo: number; task?: string };
+
+/**
+ * Replaces the apps (each may hold a task in a state) with these, runs the probe, and returns what is left:
+ * the apps' names and each task's state and holder.
+ */
+function releaseWith(apps: App[]) {
+  psql("TRUNCATE core_task, core_appstatus;");
+  for (const app of apps) {
+    psql(
+      `WITH a AS (INSERT INTO core_appstatus (app_type, name, ttl, last_heartbeat) VALUES ` +
+        `('${app.type}', '${app.name}', interval '30 seconds', now() - interval '${app.heartbeatSecondsAgo} seconds') ` +
+        `RETURNING pulp_id) ` +
+        (app.task
+          ? `INSERT INTO core_task (pulp_created, state, unblocked_at, reserved_resources_record, app_lock_id) ` +
+            `SELECT now() - interval '1 hour', '${app.task}', now() - interval '1 hour', ARRAY['${REPO}'], pulp_id FROM a`
+          : "SELECT 1 FROM a"),
+    );
+  }
+  const r = runCheck("pulpcore", { PSQL: ["psql", ...psqlArgs()].join("\x1f") }, PSQL_DJANGO_DB);
+  expect(r.out).not.toContain("cannot look");
+  expect(r.code).toBe(0);
+  return {
+    out: r.out,
+    apps: psql("SELECT name FROM core_appstatus ORDER BY name").split("\n").filter(Boolean),
+    tasks: psql(
+      "SELECT t.state || ' ' || coalesce(a.name, 'unheld') FROM core_task t LEFT JOIN core_appstatus a " +
+        "ON a.pulp_id = t.app_lock_id ORDER BY 1",
+    )
+      .split("\n")
+      .filter(Boolean),
+  };
+}
+
+test("real PostgreSQL: a worker silent for over twice its TTL loses its record and its task's lock; others are left", () => {
+  const r = releaseWith([
+    { name: "1@pulp-worker-dead", type: "worker", heartbeatSecondsAgo: 70, task: "running" },
+    { name: "1@pulp-worker-canceling", type: "worker", heartbeatSecondsAgo: 70, task: "canceling" },
+    // Missing for pulpcore (over one TTL) but under two: maybe only slow.
+    { name: "1@pulp-worker-slow", type: "worker", heartbeatSecondsAgo: 45, task: "running" },
+    { name: "1@pulp-worker-live", type: "worker", heartbeatSecondsAgo: 5, task: "running" },
+    // Dead but holding nothing, and an api process: pulpcore's own cleanup's to delete.
+    { name: "1@pulp-worker-idle", type: "worker", heartbeatSecondsAgo: 600 },
+    { name: "1@pulp-api-gone", type: "api", heartbeatSecondsAgo: 600 },
+  ]);
+  expect(r.out).toMatch(
+    /released 2 task\(s\) of missing worker\(s\) 1@pulp-worker-(dead|canceling), 1@pulp-worker-/,
+  );
+  expect(r.apps).toEqual([
+    "1@pulp-api-gone",
+    "1@pulp-worker-idle",
+    "1@pulp-worker-live",
+    "1@pulp-worker-slow",
+  ]);
+  expect(r.tasks).toEqual([
+    "canceling unheld",
+    "running 1@pulp-worker-live",
+    "running 1@pulp-worker-slow",
+    "running unheld",
+  ]);
+  // Nothing more to release: no second wakeup.
+  expect(
+    releaseWith([{ name: "1@pulp-worker-live", type: "worker", heartbeatSecondsAgo: 5, task: "running" }])
+      .out,
+  ).not.toContain("released");
+});
+
+test("real PostgreSQL: the release wakes the workers to handle the unheld task", async () => {
+  const listener = session();
+  listener.send("LISTEN pulp_worker_wakeup; SELECT 'listening';");
+  await listener.printed("listening");
+  releaseWith([{ name: "1@pulp-worker-dead", type: "worker", heartbeatSecondsAgo: 70, task: "running" }]);
+  listener.send("SELECT 'after';");
+  await listener.printed("after");
+  expect(await listener.end()).toMatch(
+    /Asynchronous notification "pulp_worker_wakeup" with payload "handle"/,
+  );
 });

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { renderSettings, SettingsInput, toPython } from "../../../../components/settings/render";
-import { renderNginxConf } from "../../../../components/web/nginx";
+import { renderNginxConf, UPSTREAM_TRIES } from "../../../../components/web/nginx";
 import { SETTINGS_INPUT } from "../../helpers/settingsInput";
 
 const base: SettingsInput = SETTINGS_INPUT;
@@ -81,5 +81,9 @@ test("nginx config carries the body-size limit and routes content to content", (
   });
   expect(conf).toContain("client_max_body_size 10g;");
   expect(conf).toMatch(/location \/pulp\/content\/ \{\s+proxy_pass http:\/\/pulp-content;/);
-  expect(conf).toContain("server pulp-api:24817;");
+  // The Service as many times as nginx may try (a pod that just died refuses; kube-proxy picks anew).
+  expect(conf.match(/server pulp-api:24817 max_fails=0;/g)).toHaveLength(UPSTREAM_TRIES);
+  expect(conf.match(/server pulp-content:24816 max_fails=0;/g)).toHaveLength(UPSTREAM_TRIES);
+  expect(conf).toContain(`proxy_next_upstream_tries ${UPSTREAM_TRIES};`);
+  expect(conf).toMatch(/proxy_next_upstream error timeout;/);
 });

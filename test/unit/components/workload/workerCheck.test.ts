@@ -8,11 +8,12 @@ import { pulpProbes, PulpRuntime } from "../../../../components/workload/pulpPro
 import { NO_PROBE_TUNING, pulpRuntime } from "../../helpers/runtime";
 import { probeCommand, runCheck as runWith } from "../../helpers/workerCheck";
 
-const runCheck = (workerType: PulpRuntime["workerType"], env: Record<string, string>) =>
-  runWith(workerType, env, FAKE_DJANGO_DB);
+const runCheck = (workerType: PulpRuntime["workerType"], env: Record<string, string>, pulpcore?: string) =>
+  runWith(workerType, { ABANDONED: "", ...env }, FAKE_DJANGO_DB, pulpcore);
 
-// django.db as the script uses it: env UP=1 says the database answers, STRANDED what the count returns
-// ("error": the count raises instead); every statement is printed as "SQL: ...".
+// django.db as the script uses it: env UP=1 says the database answers, STRANDED what the count of stranded
+// tasks returns, ABANDONED the missing worker whose task the release frees ("" none); "error" makes that
+// statement raise instead. Every statement is printed as "SQL: ...".
 const FAKE_DJANGO_DB = `
 import os
 class DatabaseError(Exception): pass
@@ -22,9 +23,13 @@ class Cursor:
     def __exit__(self, *a): return False
     def execute(self, sql, params=None):
         print("SQL:", " ".join(sql.split()), params)
-        if "count(*)" in sql and os.environ["STRANDED"] == "error":
+        self.release = "core_appstatus" in sql
+        if os.environ["ABANDONED" if self.release else "STRANDED"] == "error":
             raise DatabaseError('relation "core_task" does not exist')
     def fetchone(self):
+        if self.release:
+            worker = os.environ["ABANDONED"]
+            return (worker, 1, True) if worker else (None, 0, None)
         n = int(os.environ["STRANDED"])
         return (True, n, True if n else None)
 class Connection:
@@ -59,21 +64,43 @@ test("not ready while the database does not answer, and nothing else is tried", 
 test("a stranded task wakes the workers once; none, no wakeup", () => {
   const stranded = runCheck("pulpcore", { UP: "1", STRANDED: "2" });
   expect(stranded.code).toBe(0);
-  // One statement: the look and the wakeup in one transaction, under the lock.
-  expect(stranded.sql).toHaveLength(1);
+  // One statement: the look and the wakeup in one transaction, under the lock (then the release's).
+  expect(stranded.sql).toHaveLength(2);
   expect(stranded.sql[0]).toMatch(
     /^SQL: WITH turn AS .* pg_notify\('pulp_worker_wakeup', 'unblock'\).* \[10\]$/,
   );
   expect(stranded.out).toContain("woke the workers for 2 stranded task(s)");
   const none = runCheck("pulpcore", { UP: "1", STRANDED: "0" });
-  expect([none.code, none.sql.length]).toEqual([0, 1]);
+  expect([none.code, none.sql.length]).toEqual([0, 2]);
   expect(none.out).not.toContain("woke");
 });
 
 test("a failed look for stranded tasks leaves the worker ready, and says why", () => {
   const r = runCheck("pulpcore", { UP: "1", STRANDED: "error" });
-  expect([r.code, r.sql.length]).toEqual([0, 1]);
+  expect([r.code, r.sql.length]).toEqual([0, 2]);
   expect(r.out).toContain('cannot look for stranded tasks: relation "core_task" does not exist');
+});
+
+test("a dead worker's task is released in one statement, the workers woken to fail it; the worker stays ready", () => {
+  const r = runCheck("pulpcore", { UP: "1", STRANDED: "0", ABANDONED: "1@pulp-worker-6d9f-x2x" });
+  expect(r.code).toBe(0);
+  expect(r.sql[1]).toMatch(
+    /^SQL: WITH turn AS .* UPDATE core_task SET app_lock_id = NULL .* DELETE FROM core_appstatus .* pg_notify\('pulp_worker_wakeup', 'handle'\).* None$/,
+  );
+  expect(r.out).toContain("released 1 task(s) of missing worker(s) 1@pulp-worker-6d9f-x2x");
+  const none = runCheck("pulpcore", { UP: "1", STRANDED: "0" });
+  expect(none.out).not.toContain("released");
+  const failed = runCheck("pulpcore", { UP: "1", STRANDED: "0", ABANDONED: "error" });
+  expect([failed.code, failed.sql.length]).toEqual([0, 2]);
+  expect(failed.out).toContain("cannot look for abandoned tasks");
+});
+
+test("before pulpcore 3.89 (tasks held by advisory locks, given back by a dead connection) nothing is released", () => {
+  for (const pulpcore of ["3.85.34", "3.88.0"]) {
+    const r = runCheck("pulpcore", { UP: "1", STRANDED: "0", ABANDONED: "1@pulp-worker-x" }, pulpcore);
+    expect([r.code, r.sql.length]).toEqual([0, 1]);
+  }
+  expect(runCheck("pulpcore", { UP: "1", STRANDED: "0" }, "3.89.2").sql).toHaveLength(2);
 });
 
 test("the redis worker type (no unblocking in the database) only checks the database", () => {
