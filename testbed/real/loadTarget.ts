@@ -6,7 +6,7 @@ import * as path from "path";
 import { distributeFile, get, sha256 } from "./clients";
 import { LoadTarget, startLoad } from "./load";
 import { LoadRecord, loadReport, PhaseReport, reportLines } from "./loadReport";
-import { failuresInContext, watchPods } from "./podTimeline";
+import { failuresInContext, PodEvent, watchPods } from "./podTimeline";
 import { timelineSvg } from "./timelineSvg";
 
 /** Makes the file the load downloads and the repository it uploads into; checks the download once. */
@@ -28,17 +28,16 @@ export async function prepareLoadTarget(
 }
 
 export interface LoadRun<T> {
-  result: T;
+  result: Awaited<T>;
   records: LoadRecord[];
   report: Record<"before" | "during" | "after", PhaseReport>;
   /** When `step` started and ended (ms since the epoch). */
   during: [number, number];
 }
 
-const SETTLE_MS = 30_000;
-
 /**
- * Load for 30 s, then `step` (a blocking `pulumi up`, say), then 30 s more. Writes the records, the report
+ * Load for `settleMs` (30 s), then `step` (a blocking `pulumi up`, or a fault staged and waited out), then
+ * `settleMs` more. Writes the records, the report
  * and the pods of `namespace` as they changed to `<dir>/<name>.jsonl`, `<name>-report.json` and
  * `<name>-pods.txt`, and draws them in `<name>-timeline.svg`; prints the report's lines, and each failed request beside the pod changes around it.
  */
@@ -48,18 +47,24 @@ export async function underLoad<T>(
   name: string,
   namespace: string,
   step: () => T,
+  settleMs = 30_000,
 ): Promise<LoadRun<T>> {
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const pods = watchPods(namespace, path.join(dir, `${name}-pods.txt`));
   const load = startLoad(target, path.join(dir, `${name}.jsonl`));
   const t0 = Date.now();
-  await sleep(SETTLE_MS);
-  const t1 = Date.now();
-  const result = step();
-  const t2 = Date.now();
-  await sleep(SETTLE_MS);
-  const records = await load.stop();
-  const podEvents = pods.stop();
+  let t1: number, t2: number, result: Awaited<T>, records: LoadRecord[], podEvents: PodEvent[];
+  try {
+    await sleep(settleMs);
+    t1 = Date.now();
+    result = await step();
+    t2 = Date.now();
+    await sleep(settleMs);
+  } finally {
+    // Also when the step fails: a load left running would write into the next run's records.
+    records = await load.stop();
+    podEvents = pods.stop();
+  }
   const phases: Record<string, [number, number]> = {
     before: [t0, t1],
     during: [t1, t2],

@@ -18,22 +18,28 @@ export interface ReleaseStack {
   password: string;
 }
 
-/** Installs `release` on a fresh stack and database; returns the load target and the install's seconds. */
 /**
- * Installs `release` and waits until pulp-web serves. With `signing`, the install also registers that signing
- * service with that key (pulp:signing, pulp:signingKey), as a user would set them before the first `up`.
+ * Installs `release` on a fresh stack and database and waits until pulp-web serves; returns the load target
+ * and the install's seconds. `config` replaces top-level keys of releaseConfig's (two workers, say). With
+ * `signing`, the install also registers that signing service with that key (pulp:signing, pulp:signingKey),
+ * as a user would set them before the first `up`.
  */
 export async function installRelease(
   s: ReleaseStack,
   release: string,
-  signing?: { key: string; service: string },
+  options: { signing?: { key: string; service: string }; config?: Record<string, unknown> } = {},
 ): Promise<{ target: LoadTarget; seconds: number }> {
+  const { signing } = options;
   importImages();
   const postgresql = localImages().postgresql;
   ensureDatabase(postgresql, s.database);
   dropDatabase(s.database);
   ensureDatabase(postgresql, s.database);
-  freshStack(s.stack, releaseConfig(s.namespace, s.database, release), path.join(REPO, "Pulumi.dev.yaml"));
+  freshStack(
+    s.stack,
+    { ...releaseConfig(s.namespace, s.database, release), ...options.config },
+    path.join(REPO, "Pulumi.dev.yaml"),
+  );
   setSecrets(s.stack, { "pulp:adminPassword": s.password, "pulp:databasePassword": DATABASE_PASSWORD });
   if (signing) {
     mustPulumi(s.stack, ["config", "set", "--secret", "pulp:signingKey"], undefined, signing.key);

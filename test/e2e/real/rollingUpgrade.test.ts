@@ -72,8 +72,7 @@ beforeAll(
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     signingKey = newSigningKey("Pulp Rolling Upgrade <rolling@example.com>");
     const installed = await installRelease(RELEASE_STACK, FROM, {
-      key: signingKey.secretKey,
-      service: SIGNING_SERVICE,
+      signing: { key: signingKey.secretKey, service: SIGNING_SERVICE },
     });
     timings.installUp = installed.seconds;
     target = installed.target;

@@ -13,7 +13,13 @@ function markdownUnder(dir: string): string[] {
     .map((f) => path.join(dir, f));
 }
 
-const DOCS = ["README.md", "CONTRIBUTING.md", "testbed/README.md", ...markdownUnder("docs")];
+const DOCS = [
+  "README.md",
+  "CONTRIBUTING.md",
+  "testbed/README.md",
+  "testbed/bench/RESULTS.md",
+  ...markdownUnder("docs"),
+];
 
 /** The text outside fenced code blocks and inline code spans. */
 function prose(text: string): string {
