@@ -6,6 +6,7 @@
 //   api_killed         one api pod's container SIGKILLed through the node's containerd (a crash, an OOM kill)
 //   content_killed     the same for a content pod
 //   web_killed         the same for a pulp-web pod
+//   redis_killed       the same for Redis (the content cache; it comes back empty)
 //   worker_killed      the worker running a slow sync SIGKILLed: what becomes of the sync, and of the next
 //                      task on the same repository
 //   worker_stopped     the pod of the worker running a slow sync deleted (SIGTERM, then its grace period)
@@ -306,6 +307,7 @@ function faults(remote: { url: (round: string) => string }): Fault[] {
     killOne("api"),
     killOne("content"),
     killOne("web"),
+    killOne("redis"),
     workerFault("worker_killed", killContainer),
     workerFault("worker_stopped", (pod) => kubectl(["delete", "pod", pod, "-n", NS, "--wait=false"])),
     {

@@ -18,6 +18,12 @@ const PENDING_SECONDS = 120;
 const RECENT_SECONDS = 3600;
 /** A migration running longer than this deserves a look (the Job's own deadline is migration.timeout). */
 const LONG_MIGRATION_SECONDS = 30 * 60;
+/**
+ * A running task whose worker has been silent this long was not released by the workers' check (twice the
+ * TTL of 30 s, then a readiness period of 30 s): the check does not run (the redis worker type) or fails.
+ */
+const ABANDONED_TASK_SECONDS = 180;
+
 /** A task waiting this long while workers are online is stuck or starved. */
 const STUCK_TASK_SECONDS = 10 * 60;
 /** KEDA wakes a worker within its polling interval and the pod's start: minutes, not more. */
@@ -108,6 +114,22 @@ export function diagnose(s: Snapshot): Finding[] {
         subject: "tasks",
         what: `${q.waiting} tasks wait, the oldest for ${Math.round(q.oldestWaitingSeconds! / 60)} min, with ${s.status.body.online_workers.length} workers online and ${q.running} tasks running`,
         fix: `pulp task list --state waiting; more workers (pulumi config set --path pulp:worker.replicas <n>) if they are all busy; kubectl logs deployment/${s.instance}-worker ${ns} if they are not`,
+      });
+    }
+    // The workers' readiness check releases such a task about a minute after its worker went quiet
+    // (components/workload/workerCheck.py); one still held after ABANDONED_TASK_SECONDS is not released.
+    if (q.abandoned && q.abandoned.tasks > 0 && q.abandoned.silentSeconds > ABANDONED_TASK_SECONDS) {
+      add({
+        severity: "problem",
+        subject: "tasks",
+        what:
+          `${q.abandoned.tasks} tasks are still "running" on workers gone ${Math.round(q.abandoned.silentSeconds / 60)} min ` +
+          `(${q.abandoned.workers.join(", ")}: killed, OOM, a lost node); the repositories they hold wait`,
+        fix:
+          `delete the missing workers' records as pulpcore's own cleanup would and wake the workers, which fail ` +
+          `those tasks: kubectl exec -n ${s.namespace} deployment/${s.instance}-api -- pulpcore-manager shell -c ` +
+          `"from pulpcore.app.models import AppStatus; from pulpcore.tasking.tasks import wakeup_worker; ` +
+          `AppStatus.objects.missing().delete(); wakeup_worker('handle')"`,
       });
     }
     if (q.failedLastHour > 0) {

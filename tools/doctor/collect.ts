@@ -194,12 +194,25 @@ from django.utils import timezone
 from pulpcore.app.models import Task
 now = timezone.now()
 waiting = Task.objects.filter(state="waiting")
+def abandoned():
+    # Tasks are held through app_lock since pulpcore 3.89; before, by advisory locks a dead worker gives back.
+    if not any(f.name == "app_lock" for f in Task._meta.get_fields()):
+        return {"tasks": 0, "workers": [], "silentSeconds": 0}
+    from pulpcore.app.models import AppStatus
+    held = Task.objects.filter(state__in=["running", "canceling"], app_lock__in=AppStatus.objects.missing())
+    beats = list(held.values_list("app_lock__name", "app_lock__last_heartbeat"))
+    return {
+        "tasks": len(beats),
+        "workers": sorted({name for name, _ in beats}),
+        "silentSeconds": max([(now - beat).total_seconds() for _, beat in beats], default=0),
+    }
 oldest = waiting.aggregate(m=Min("pulp_created"))["m"]
 print("PULP_DOCTOR " + json.dumps({
     "waiting": waiting.count(),
     "oldestWaitingSeconds": (now - oldest).total_seconds() if oldest else None,
     "running": Task.objects.filter(state="running").count(),
     "failedLastHour": Task.objects.filter(state="failed", finished_at__gte=now - datetime.timedelta(hours=1)).count(),
+    "abandoned": abandoned(),
 }))
 `;
 

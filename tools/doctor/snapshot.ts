@@ -101,6 +101,11 @@ export interface TaskQueue {
   oldestWaitingSeconds: number | null;
   running: number;
   failedLastHour: number;
+  /**
+   * Running (or canceling) tasks held by a worker whose heartbeat is older than its TTL (pulpcore 3.89 and
+   * later hold a task through `app_lock`; before, always 0): the workers named, and the longest silence.
+   */
+  abandoned?: { tasks: number; workers: string[]; silentSeconds: number };
 }
 
 export interface Snapshot {

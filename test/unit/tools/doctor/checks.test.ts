@@ -115,6 +115,35 @@ test("no worker and no content app online: two problems (tasks wait, downloads f
   expect(brief(diagnose(s))).toEqual(["problem deployment/pulp-worker", "problem deployment/pulp-content"]);
 });
 
+test("tasks: one still held by a worker silent for over 3 min is a problem, with the cleanup to paste; sooner, the workers' check's", () => {
+  const s = healthy();
+  const queue = { waiting: 1, oldestWaitingSeconds: 60, running: 1, failedLastHour: 0 };
+  s.tasks = {
+    ok: true,
+    queue: { ...queue, abandoned: { tasks: 1, workers: ["1@pulp-worker-x"], silentSeconds: 90 } },
+  };
+  expect(diagnose(s)).toEqual([]); // the workers' readiness check releases it about now
+  s.tasks = {
+    ok: true,
+    queue: {
+      ...queue,
+      abandoned: { tasks: 2, workers: ["1@pulp-worker-x", "1@pulp-worker-y"], silentSeconds: 600 },
+    },
+  };
+  const [f] = diagnose(s);
+  expect(f).toMatchObject({ severity: "problem", subject: "tasks" });
+  expect(f.what).toBe(
+    '2 tasks are still "running" on workers gone 10 min (1@pulp-worker-x, 1@pulp-worker-y: killed, OOM, a lost node); the repositories they hold wait',
+  );
+  expect(f.fix).toContain(
+    `kubectl exec -n ${NS} deployment/pulp-api -- pulpcore-manager shell -c "from pulpcore.app.models import AppStatus; ` +
+      `from pulpcore.tasking.tasks import wakeup_worker; AppStatus.objects.missing().delete(); wakeup_worker('handle')"`,
+  );
+  // Before pulpcore 3.89 (no app_lock) the look says none.
+  s.tasks = { ok: true, queue: { ...queue, abandoned: { tasks: 0, workers: [], silentSeconds: 0 } } };
+  expect(diagnose(s)).toEqual([]);
+});
+
 test("tasks: one waiting over 10 min while workers are online is a warning, as are failures of the last hour", () => {
   const s = healthy();
   s.tasks = { ok: true, queue: { waiting: 3, oldestWaitingSeconds: 9 * 60, running: 1, failedLastHour: 0 } };
