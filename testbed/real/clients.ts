@@ -254,6 +254,16 @@ export function pullImage(image: string, pulp: Pulp): string[] {
   });
 }
 
+/** One GET of Pulp's API as the admin user, parsed; anything but 200 fails with the status and body. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Pulp's answers have many shapes
+export async function getApiJson(pulp: Pulp, href: string): Promise<any> {
+  const auth = Buffer.from(`${pulp.username ?? "admin"}:${pulp.password}`).toString("base64");
+  const answer = await get(`${pulp.baseUrl}${href}`, { Authorization: `Basic ${auth}` });
+  if (answer.status !== 200)
+    throw new Error(`GET ${href}: ${answer.status} ${answer.body.toString("utf8").slice(0, 300)}`);
+  return JSON.parse(answer.body.toString("utf8"));
+}
+
 /** One POST of a JSON body as the admin user; the answer, parsed when it is JSON. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Pulp's answers have many shapes
 export function postJson(pulp: Pulp, apiPath: string, body: object): Promise<{ status: number; json: any }> {

@@ -127,7 +127,7 @@ export function diagnose(s: Snapshot): Finding[] {
           `(${q.abandoned.workers.join(", ")}: killed, OOM, a lost node); the repositories they hold wait`,
         fix:
           `delete the missing workers' records as pulpcore's own cleanup would and wake the workers, which fail ` +
-          `those tasks: kubectl exec -n ${s.namespace} deployment/${s.instance}-api -- pulpcore-manager shell -c ` +
+          `those tasks: kubectl exec ${ns} deployment/${s.instance}-api -- pulpcore-manager shell -c ` +
           `"from pulpcore.app.models import AppStatus; from pulpcore.tasking.tasks import wakeup_worker; ` +
           `AppStatus.objects.missing().delete(); wakeup_worker('handle')"`,
       });
