@@ -9,13 +9,19 @@ the password from the Job's env.
 
 1. Waits until PostgreSQL answers a query.
 2. --clear-stale-appstatus: deletes AppStatus rows past their TTL (pulpcore 3.91's pre-migrate cleanup).
-3. Looks for INVALID indexes (pg_index.indisvalid = false), which an interrupted CREATE INDEX CONCURRENTLY
+3. Refuses a database migrated by a newer release than the image: an app (pulpcore's core, file and
+   certguard, a plugin) with an applied migration numbered above the newest the image ships. Such a
+   database reaches this Job when the release it records is not the one it runs (a takeover of pulp-operator's
+   install planned from its image's tag, a history recorded by hand); `migrate` would pass it over silently.
+4. Looks for INVALID indexes (pg_index.indisvalid = false), which an interrupted CREATE INDEX CONCURRENTLY
    leaves behind and which make the migration that builds them fail on every retry ("already exists").
    Those a known non-atomic migration builds are dropped while that migration is not recorded as applied;
    any other stops the Job, naming the statement to run.
 """
 
+import importlib.util
 import os
+import re
 import sys
 import time
 
@@ -104,6 +110,43 @@ def applied(cur, app, name):
     return cur.fetchone() is not None
 
 
+# App label -> the package whose app/migrations holds its migrations (pulpcore ships core, file and
+# certguard; galaxy_ng's label is galaxy); else pulp_<label>. Django's own apps find no package.
+PACKAGES = {"core": "pulpcore", "file": "pulp_file", "certguard": "pulp_certguard", "galaxy": "galaxy_ng"}
+NUMBERED = re.compile(r"^(\d{4})_\w+$")
+
+
+def newest_in_image(app):
+    """The highest-numbered migration the image ships for the app; None without its package."""
+    # A top-level find_spec locates the package without importing it (nothing loads Pulp's settings).
+    spec = importlib.util.find_spec(PACKAGES.get(app, "pulp_" + app))
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        folder = os.path.join(location, "app", "migrations")
+        names = [f[:-3] for f in os.listdir(folder) if f.endswith(".py")] if os.path.isdir(folder) else []
+        numbered = [n for n in names if NUMBERED.match(n)]
+        if numbered:
+            return max(numbered)
+    return None
+
+
+def newer_than_image(cur):
+    """A line per app whose database holds a migration numbered above any the image ships."""
+    cur.execute("SELECT to_regclass('django_migrations') IS NOT NULL")
+    if not cur.fetchone()[0]:
+        return []
+    cur.execute("SELECT app, name FROM django_migrations")
+    newest = {}
+    for app, name in cur.fetchall():
+        if NUMBERED.match(name) and name > newest.get(app, ""):
+            newest[app] = name
+    problems = []
+    for app, name in sorted(newest.items()):
+        shipped = newest_in_image(app)
+        if shipped and name[:4] > shipped[:4]:
+            problems.append(f"{app}: the database has {name}, the image's newest is {shipped}")
+    return problems
+
+
 def quoted(*names):
     return ".".join('"' + n.replace('"', '""') + '"' for n in names)
 
@@ -131,6 +174,15 @@ def main(argv, env):
     db = driver()
     conn = wait(db, connection_args(argv[1], env))
     cur = conn.cursor()
+    newer = newer_than_image(cur)
+    if newer:
+        print("The database was migrated by a newer release than this image runs, so nothing was migrated "
+              "(the older code would fail on it, and migrate does not run backwards). Set pulp:image to the "
+              "release that migrated it (pulp status on the install that uses it names it), or restore a "
+              "backup taken before that release, then `pulumi up` again:", file=sys.stderr)
+        for p in newer:
+            print("  " + p, file=sys.stderr)
+        return 1
     if "--clear-stale-appstatus" in argv:
         clear_stale_appstatus(cur)
     problems = repair_invalid_indexes(cur)

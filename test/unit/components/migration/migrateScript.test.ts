@@ -70,6 +70,26 @@ describe("preMigrate.py with a stand-in psycopg", () => {
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "premigrate-"));
     fs.copyFileSync(path.join(__dirname, "fixtures", "psycopg.py"), path.join(dir, "psycopg.py"));
+    // The image's packages as far as the script looks: pulpcore's core migrations (a squash first, as
+    // 3.123.1 ships them) and pulp_file's; no pulp_rpm. Importing pulpcore fails: the script must not.
+    for (const [folder, names] of [
+      [
+        "pulpcore/app/migrations",
+        [
+          "0001_squashed_0090_char_to_text_field",
+          "0147_content_pulp_labels_gin",
+          "0148_artifact_artifact_domain_size_index",
+        ],
+      ],
+      [
+        "pulp_file/app/migrations",
+        ["0001_initial_squashed_0016_add_domain", "0020_filerepository_last_sync_details"],
+      ],
+    ] as const) {
+      fs.mkdirSync(path.join(dir, folder), { recursive: true });
+      for (const name of ["__init__", ...names]) fs.writeFileSync(path.join(dir, folder, `${name}.py`), "");
+    }
+    fs.writeFileSync(path.join(dir, "pulpcore", "__init__.py"), "raise ImportError('settings not loaded')\n");
     // What the program writes, database options included (their connect_timeout once clashed with the script's).
     fs.writeFileSync(
       path.join(dir, "settings.py"),
@@ -150,6 +170,39 @@ describe("preMigrate.py with a stand-in psycopg", () => {
     });
     expect(status).toBe(0);
     expect(out).toContain('SQL: DROP INDEX CONCURRENTLY IF EXISTS "public"."pulp_labels_gin_index"');
+  });
+
+  test("a database migrated by a newer release than the image stops the Job before anything changes", () => {
+    const { out, err, status } = run(
+      {
+        appstatus: true,
+        migrations: [
+          "core.0001_squashed_0090_char_to_text_field",
+          "core.0149_distributedpublication",
+          "file.0020_filerepository_last_sync_details",
+          "rpm.0070_x",
+          "auth.0012_alter_user_first_name_max_length",
+        ],
+        invalid: [["public", "pulp_labels_gin_index", "core_content", false]],
+      },
+      ["--clear-stale-appstatus"],
+    );
+    expect(status).toBe(1);
+    expect(err).toContain("The database was migrated by a newer release than this image runs");
+    expect(err).toContain("pulp:image");
+    // Only core is ahead: file is level, rpm is not in the image, auth is Django's.
+    expect(err.split("\n").filter((l) => l.startsWith("  "))).toEqual([
+      "  core: the database has 0149_distributedpublication, the image's newest is 0148_artifact_artifact_domain_size_index",
+    ]);
+    expect(out).not.toContain("DELETE");
+    expect(out).not.toContain("DROP INDEX");
+  });
+
+  test("a database at or behind the image's migrations goes on to migrate", () => {
+    const { status } = run({
+      migrations: ["core.0148_artifact_artifact_domain_size_index", "file.0019_add_filegitremote"],
+    });
+    expect(status).toBe(0);
   });
 
   test("any other INVALID index stops the Job, naming the statement to run; nothing is dropped", () => {
