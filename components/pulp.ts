@@ -42,7 +42,15 @@ import { TaskQueueScaler } from "./autoscaling/autoscaling";
 import { metricsEnv } from "./metrics/metrics";
 import { CpuAutoscaling } from "./config/schema";
 import { Deployed, DeployedRelease, keysInGeneratedSecrets } from "./upgrade/deployed";
-import { LegacyRecord, legacyRecord, readHistory } from "./upgrade/history";
+import {
+  HistoryMissing,
+  LegacyRecord,
+  legacyRecord,
+  readHistory,
+  takeoverNotice,
+  takeoverProblem,
+} from "./upgrade/history";
+import { ExistingClaimRefused, existingClaimProblem } from "./storage/existingClaim";
 import { recordHistory } from "./upgrade/historyRecord";
 import { isProviderCluster } from "./upgrade/cluster";
 import { KubeTarget } from "./upgrade/kubeApi";
@@ -113,8 +121,9 @@ export class Pulp extends pulumi.ComponentResource {
    * What the install deployed last, as the cluster records it (upgrade/history.ts). `deployed`, when
    * given, is a record kept elsewhere (the stack outputs of an older version of the stack program), or a
    * function that reads it, used only where the cluster has none. Refuses with a fix when the namespace
-   * holds an instance of that name that nothing records, or while a migration or restore Job of an earlier
-   * `up` still runs (no resource is registered then).
+   * holds an instance of that name that nothing records, while a migration or restore Job of an earlier
+   * `up` still runs, or when the claim storage.pvc.existingClaim names cannot hold the artifacts (no
+   * resource is registered then).
    */
   static async history(
     args: Pick<PulpArgs, "config" | "cluster"> & { deployed?: LegacyRecord },
@@ -124,17 +133,30 @@ export class Pulp extends pulumi.ComponentResource {
     // The job guard checks the plan against the cluster again once it is known.
     if (!cluster) return (await legacyRecord(args.deployed)) ?? { idle: false };
     const where = { namespace: args.config.namespace, instance: args.config.instanceName };
+    const claim = args.config.storage.s3 ? undefined : args.config.storage.pvc?.existingClaim;
     const { deployed, source, found } = await readHistory({
       cluster: cluster as KubeTarget,
       ...where,
       legacy: args.deployed,
+      claim,
     });
+    const claimProblem = claim && existingClaimProblem(found.claim ?? null, { ...where, name: claim });
+    if (claimProblem) throw new ExistingClaimRefused(claimProblem);
     // The job guard's refusal, made here before anything is registered (migration/jobGuard.ts).
     const running = runningJobsProblem(found.jobs ?? [], {
       ...where,
       timeout: args.config.migration.timeout,
     });
     if (running) throw new JobsRunning(running);
+    if (source === "pulp-operator") {
+      const problem = takeoverProblem(found, deployed, {
+        ...where,
+        image: args.config.image,
+        pulpcoreVersion: args.config.pulpcoreVersion,
+      });
+      if (problem) throw new HistoryMissing(problem);
+      pulumi.log.warn(takeoverNotice(found, deployed, where));
+    }
     if (source === "deployments") {
       pulumi.log.warn(
         `${args.config.instanceName} has no upgrade history; planned from the version its Deployments ` +
@@ -485,7 +507,7 @@ export class Pulp extends pulumi.ComponentResource {
             timeout: config.migration.timeout,
             database: database.settings,
             databasePassword: database.password,
-            artifacts: storage.claim ? storage.volume : undefined,
+            artifacts: storage.onVolume ? storage.volume : undefined,
             keys: secrets,
             podDefaults: everyPod,
             after: [
@@ -553,7 +575,7 @@ export class Pulp extends pulumi.ComponentResource {
             proxy: proxy?.runtime,
             database: database.settings,
             databasePassword: database.password,
-            artifacts: storage.claim ? storage.volume : undefined,
+            artifacts: storage.onVolume ? storage.volume : undefined,
             keys: secrets,
             podDefaults: everyPod,
             after: [this.migration.job],

@@ -95,7 +95,7 @@ export const CONFIG_REFERENCE: Record<ConfigKey, KeyDoc> = {
     type: "object",
     default: "`{pvc: {size: 50Gi, accessMode: ReadWriteMany}}`",
     meaning:
-      "exactly one of `pvc: {size, storageClass, accessMode}` or `s3: {bucket, endpointUrl, region, accessKeyId (unset: the pods' identity, `serviceAccount`), workingDirectorySize}` (`workingDirectorySize`, 20Gi: the node disk, an emptyDir's sizeLimit, each api, content, worker and migration pod may fill with Pulp's working directory: uploads, downloads and task files before they go to the bucket); `ReadWriteOnce` is refused (why: [operations.md](operations.md))",
+      "exactly one of `pvc: {size, storageClass, accessMode}` (or `pvc: {existingClaim}`: a ReadWriteMany claim of yours in the namespace, owned by nothing, mounted in place and never created, changed or deleted here; checked before anything changes) or `s3: {bucket, endpointUrl, region, accessKeyId (unset: the pods' identity, `serviceAccount`), workingDirectorySize}` (`workingDirectorySize`, 20Gi: the node disk, an emptyDir's sizeLimit, each api, content, worker and migration pod may fill with Pulp's working directory: uploads, downloads and task files before they go to the bucket); `ReadWriteOnce` is refused (why: [operations.md](operations.md))",
   },
   ingress: {
     type: "object",

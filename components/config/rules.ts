@@ -236,6 +236,18 @@ export function checkRules(
   } else if (!pvc && !s3) {
     add(["storage"], "names no artifact storage", setCommand("pulp:storage.pvc.size", "50Gi"));
   }
+  if (pvc?.existingClaim) {
+    // The claim is the user's: what it holds, and how, is its own spec's.
+    for (const field of ["size", "storageClass"] as const) {
+      if (valueAt(raw, ["storage", "pvc", field]) === undefined) continue;
+      add(
+        ["storage", "pvc", field],
+        `describes a claim the program would create, but pulp:storage.pvc.existingClaim names one that exists ` +
+          `(${pvc.existingClaim}): its ${field} is its own`,
+        removeCommand(`pulp:storage.pvc.${field}`),
+      );
+    }
+  }
   if (s3?.accessKeyId !== undefined && !suppliedSecrets.has("s3SecretAccessKey")) {
     add(
       ["storage", "s3", "accessKeyId"],
@@ -748,7 +760,8 @@ function dataVolumeProblems(config: ParsedConfig, raw: Record<string, unknown>):
   const gi = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)}Gi`;
   let needed = 0;
   const parts: string[] = [];
-  if (config.storage.pvc && !config.storage.s3) {
+  // A claim of the user's is there already: the quota counts it among what is used, not what is asked.
+  if (config.storage.pvc && !config.storage.s3 && !config.storage.pvc.existingClaim) {
     const size = parseQuantity(config.storage.pvc.size) ?? 0;
     needed += size;
     parts.push(`artifacts ${gi(size)}`);

@@ -590,6 +590,13 @@ const pvcStorage = z.strictObject({
   size: size.default("50Gi"),
   storageClass: storageClassName.optional(),
   accessMode: z.enum(["ReadWriteMany", "ReadWriteOnce"]).default("ReadWriteMany"),
+  /**
+   * A claim of your own in the namespace (pulp-operator's `<name>-file-storage`, one a backup tool made),
+   * mounted at /var/lib/pulp instead of the claim the program would create: never created, changed or
+   * deleted here, so `size`, `storageClass` and `accessMode` are the claim's own. Checked before anything
+   * changes: it must exist, serve ReadWriteMany, and have no owner that would delete it with itself.
+   */
+  existingClaim: formatted(dnsSubdomainProblem).optional(),
 });
 
 const s3Storage = z.strictObject({

@@ -20,7 +20,10 @@ export interface ArtifactStorageArgs {
 export class ArtifactStorage extends pulumi.ComponentResource {
   /** The pod volume that mounts at /var/lib/pulp. */
   readonly volume: k8s.types.input.core.v1.Volume;
+  /** The claim the program made (undefined for the user's own, storage.pvc.existingClaim). */
   readonly claim?: k8s.core.v1.PersistentVolumeClaim;
+  /** Whether artifacts live in a volume (a claim, the program's or the user's) rather than a bucket. */
+  readonly onVolume: boolean;
   readonly s3SecretKey?: SecretKeyRef;
   /** What pods need to exist before they start (for dependsOn). */
   readonly resources: pulumi.Resource[] = [];
@@ -28,9 +31,13 @@ export class ArtifactStorage extends pulumi.ComponentResource {
   constructor(name: string, args: ArtifactStorageArgs, opts?: pulumi.ComponentResourceOptions) {
     super("pulp:storage:ArtifactStorage", name, {}, opts);
     const pvc = args.storage.pvc;
+    this.onVolume = !args.storage.s3 && pvc !== undefined;
     if (args.storage.s3 || !pvc) {
       // Pulp's working directory: on the node, as large as storage.s3.workingDirectorySize allows.
       this.volume = { name: "pulp-data", emptyDir: { sizeLimit: args.storage.s3?.workingDirectorySize } };
+    } else if (pvc.existingClaim) {
+      // Checked against the cluster before anything is declared (existingClaim.ts, from Pulp.history).
+      this.volume = { name: "pulp-data", persistentVolumeClaim: { claimName: pvc.existingClaim } };
     } else {
       this.claim = new k8s.core.v1.PersistentVolumeClaim(
         name,

@@ -8,6 +8,8 @@ import type { JobStatus } from "../migration/jobGuard";
 import { KEYS_KEPT_IN_ANNOTATION } from "../contract";
 import { Deployed, KeysKeptIn, pluginVersionsOf } from "./deployed";
 import { KubeApi, KubeTarget, kubeApi } from "./kubeApi";
+import { LiveClaim, readClaim } from "../storage/existingClaim";
+import { imageAtCommand } from "./plan";
 
 /** The history ConfigMap's name. */
 export function historyName(instance: string): string {
@@ -61,6 +63,8 @@ export interface LiveDeployment {
   replicas?: number;
   /** The first container's image. */
   image?: string;
+  /** Its ownerReferences, as `<Kind>/<name>` (pulp-operator's are owned by its Pulp resource). */
+  owners?: string[];
 }
 
 /** What the cluster holds for an instance. */
@@ -75,6 +79,8 @@ export interface Found {
    * undefined without that Secret.
    */
   keys?: KeysKeptIn;
+  /** The claim storage.pvc.existingClaim names (null: absent); undefined when none is named. */
+  claim?: LiveClaim | null;
 }
 
 /** The Secret whose annotation says where the generated keys are kept. */
@@ -86,7 +92,12 @@ export function keySecretName(instance: string): string {
  * Reads the history ConfigMap, the instance's Deployments and Jobs, and where its generated keys are (the
  * key Secret's metadata); nothing when the namespace is absent.
  */
-export async function findInstall(api: KubeApi, namespace: string, instance: string): Promise<Found> {
+export async function findInstall(
+  api: KubeApi,
+  namespace: string,
+  instance: string,
+  claim?: string,
+): Promise<Found> {
   const ns = encodeURIComponent(namespace);
   const configMap = async (name: string) =>
     (await api.request(
@@ -96,7 +107,11 @@ export async function findInstall(api: KubeApi, namespace: string, instance: str
   const cm = (await configMap(historyName(instance))) ?? (await configMap(recordedName(instance)));
   type DeploymentList = {
     items?: {
-      metadata: { name: string; labels?: Record<string, string> };
+      metadata: {
+        name: string;
+        labels?: Record<string, string>;
+        ownerReferences?: { kind: string; name: string }[];
+      };
       spec?: {
         replicas?: number;
         template?: {
@@ -120,6 +135,7 @@ export async function findInstall(api: KubeApi, namespace: string, instance: str
       version: d.spec?.template?.metadata?.labels?.["app.kubernetes.io/version"],
       replicas: d.spec?.replicas,
       image: d.spec?.template?.spec?.containers?.[0]?.image,
+      owners: (d.metadata.ownerReferences ?? []).map((o) => `${o.kind}/${o.name}`),
     }));
   // This instance's, and pulp-operator's under any name: taking over its database is the usual reason
   // to install beside it, and its instance labels (`pulp-api-<cr>`) are not ours.
@@ -143,6 +159,7 @@ export async function findInstall(api: KubeApi, namespace: string, instance: str
     deployments: [...own, ...operator.filter((o) => !own.some((d) => d.name === o.name))],
     jobs: jobs?.items ?? [],
     keys: keysOf(keySecrets?.items?.[0]),
+    ...(claim ? { claim: await readClaim(api, namespace, claim) } : {}),
   };
 }
 
@@ -153,6 +170,12 @@ function keysOf(
   if (!secret) return undefined;
   return secret.metadata?.annotations?.[KEYS_KEPT_IN_ANNOTATION] === "stash" ? "stash" : "generated-secret";
 }
+
+/**
+ * Where a plan's `deployed` came from: this component's records, the Deployments it rolled, pulp-operator's
+ * install it takes over (their image's release), or nothing (a first install).
+ */
+export type PlannedSource = "history" | "stack outputs" | "deployments" | "pulp-operator" | "none";
 
 /** Refused: an install is there, and nothing says which release it runs. Printed without a stack trace. */
 export class HistoryMissing extends Error {
@@ -171,7 +194,7 @@ export function plannedFrom(
   found: Found,
   where: { namespace: string; instance: string },
   legacy?: Deployed,
-): { deployed: Deployed; source: "history" | "stack outputs" | "deployments" | "none" } {
+): { deployed: Deployed; source: PlannedSource } {
   const planned = plannedFromRecords(found, where, legacy);
   return found.keys ? { ...planned, deployed: { ...planned.deployed, keysKeptIn: found.keys } } : planned;
 }
@@ -180,7 +203,7 @@ function plannedFromRecords(
   found: Found,
   where: { namespace: string; instance: string },
   legacy?: Deployed,
-): { deployed: Deployed; source: "history" | "stack outputs" | "deployments" | "none" } {
+): { deployed: Deployed; source: PlannedSource } {
   const recorded = deployedOf(found.history);
   if (recorded) return { deployed: recorded, source: "history" };
   if (legacy?.pulpcoreVersion) return { deployed: legacy, source: "stack outputs" };
@@ -215,14 +238,38 @@ function plannedFromRecords(
     `  kubectl create configmap ${recordedName(where.instance)} -n ${where.namespace} ` +
     `--from-literal=pulpcoreVersion=${running} --from-literal=idle=false`;
   if (byOperator.length > 0) {
+    const cr = operatorCr ? `its Pulp resource ${operatorCr}` : "its Pulp resource";
+    const owned = byOperator.filter((d) => (d.owners ?? []).length > 0);
+    if (owned.length > 0) {
+      // While the CR owns them the operator reconciles them (it could roll a new release mid-migration),
+      // and deleting the CR later would delete its database and its claim with it.
+      throw new HistoryMissing(
+        `pulp-operator still manages a Pulp in namespace ${where.namespace} (${cr} owns deployments ` +
+          `${owned.map((d) => d.name).join(", ")}), and instance ${where.instance} has no upgrade history ` +
+          `(configmap ${historyName(where.instance)}); nothing was changed. Before this install takes over its ` +
+          `database and volume, take them out of the operator's hands: delete the Pulp resource but not what it ` +
+          `made (its pods keep serving, its database, claim and Secrets stay), then run the update again:\n` +
+          `  kubectl delete pulp ${operatorCr ?? "<name>"} -n ${where.namespace} --cascade=orphan\n` +
+          `To install a separate Pulp instead, give it a namespace of its own (pulp:namespace).`,
+      );
+    }
+    // Out of the operator's hands: its migration Job ran the migrations of the release its image names
+    // before its pods rolled, so the database is at that release; the migration Job checks it again.
+    // This install's Deployments, there when an earlier takeover stopped before its history was written,
+    // were rolled at the same release, or they would not be.
+    const images = [...new Set(byOperator.filter((d) => pulp.includes(d)).map((d) => d.image))];
+    const release = /:(\d+\.\d+\.\d+)(?:@|$)/.exec(images[0] ?? "")?.[1];
+    const others = pulp.filter((d) => !byOperator.includes(d));
+    if (images.length === 1 && release && others.every((d) => d.version === release)) {
+      return { deployed: { pulpcoreVersion: release, idle: false }, source: "pulp-operator" };
+    }
     throw new HistoryMissing(
-      `pulp-operator runs a Pulp${operatorCr ? ` (its Pulp resource ${operatorCr})` : ""} in namespace ` +
-        `${where.namespace} (deployments ${byOperator.map((d) => d.name).join(", ")}), and instance ` +
-        `${where.instance} has no upgrade history (configmap ${historyName(where.instance)}). If this ` +
-        `install takes over that Pulp's database, planning it as a new install would run migrations over ` +
-        `live data, so nothing was changed. To take it over: stop pulp-operator from reconciling it, then ` +
-        `record the pulpcore version it runs (pulp status shows it) and run the update again:\n${record}\n` +
-        `To install a separate Pulp instead, give it a namespace of its own (pulp:namespace).`,
+      `pulp-operator's install in namespace ${where.namespace} (deployments ` +
+        `${byOperator.map((d) => d.name).join(", ")}) runs ` +
+        `${images.length > 1 ? `several images (${images.join(", ")})` : `${images[0] ?? "an image"}, whose tag names no release`}, ` +
+        `and instance ${where.instance} has no upgrade history (configmap ${historyName(where.instance)}); ` +
+        `nothing was changed. Record the pulpcore version its database runs (pulp status shows it), then run ` +
+        `the update again:\n${record}`,
     );
   }
   throw new HistoryMissing(
@@ -231,6 +278,50 @@ function plannedFromRecords(
       `and ${versions.length > 1 ? `its Deployments run different versions (${versions.join(", ")})` : "nothing says which release its database runs"}. ` +
       `Planning it as a new install would run migrations over live data, so nothing was changed. ` +
       `Record the pulpcore version it runs (pulp status shows it), then run the update again:\n${record}`,
+  );
+}
+
+const operatorsPulp = (found: Found) =>
+  found.deployments.filter(
+    (d) =>
+      d.labels["app.kubernetes.io/managed-by"] === "pulp-operator" &&
+      (PULP_PROCESSES as readonly string[]).includes(d.labels["app.kubernetes.io/component"] ?? ""),
+  );
+
+/**
+ * Taking over pulp-operator's install runs the release it runs: both serve the same database while the
+ * operator's pods are still up, and an upgrade at the switch would have to stop them, which this install
+ * does not manage. Once it has taken over, an upgrade is planned as any other.
+ */
+export function takeoverProblem(
+  found: Found,
+  deployed: Deployed,
+  target: { namespace: string; instance: string; image: string; pulpcoreVersion: string },
+): string | undefined {
+  if (target.pulpcoreVersion === deployed.pulpcoreVersion) return undefined;
+  const names = operatorsPulp(found).map((d) => d.name);
+  return (
+    `instance ${target.instance} takes over pulp-operator's install in namespace ${target.namespace} ` +
+    `(deployments ${names.join(", ")}), which runs pulpcore ${deployed.pulpcoreVersion}, at pulpcore ` +
+    `${target.pulpcoreVersion} (${target.image}); nothing was changed. Take it over at the release it runs, then upgrade as any other ` +
+    `update: ${imageAtCommand(target.image, deployed.pulpcoreVersion!)}`
+  );
+}
+
+/** What a takeover leaves to the person: the operator's Deployments serve until they are scaled down. */
+export function takeoverNotice(
+  found: Found,
+  deployed: Deployed,
+  where: { namespace: string; instance: string },
+): string {
+  const names = found.deployments
+    .filter((d) => d.labels["app.kubernetes.io/managed-by"] === "pulp-operator")
+    .map((d) => d.name);
+  return (
+    `${where.instance} takes over pulp-operator's install at pulpcore ${deployed.pulpcoreVersion}, the ` +
+    `release its image names (the migration Job checks the database agrees). Its Deployments keep serving ` +
+    `beside this install's; once clients reach this one, stop them: kubectl scale deployment -n ` +
+    `${where.namespace} ${names.join(" ")} --replicas=0 (docs/migrate-from-pulp-operator.md)`
   );
 }
 
@@ -246,8 +337,10 @@ export async function readHistory(args: {
   namespace: string;
   instance: string;
   legacy?: LegacyRecord;
+  /** A claim of the user's to read as well (storage.pvc.existingClaim). */
+  claim?: string;
 }): Promise<{ deployed: Deployed; source: string; found: Found }> {
-  const found = await findInstall(kubeApi(args.cluster), args.namespace, args.instance);
+  const found = await findInstall(kubeApi(args.cluster), args.namespace, args.instance, args.claim);
   const legacy = deployedOf(found.history) ? undefined : await legacyRecord(args.legacy);
   return { ...plannedFrom(found, args, legacy), found };
 }

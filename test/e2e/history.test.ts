@@ -1,7 +1,7 @@
 // Kwok bed, real engine: each install's upgrade history lives in its namespace (configmap
 // <instance>-deployed), written by the component once an update rolled out, read before the next plan,
-// kept on destroy. An install that nothing records (here pulp-operator's) is refused with a kubectl
-// command, and that command pasted as printed makes the next preview plan an upgrade from it.
+// kept on destroy. pulp-operator's install, which nothing here records, is refused while its Pulp resource
+// owns it, then taken over at the release its image names.
 import {
   deleteNamespace,
   dropStack,
@@ -26,13 +26,13 @@ afterAll(() => {
   dropStack(STACK, NS);
 });
 
-/** The first line that starts with `kubectl create configmap` in what a run printed. */
-const fixIn = (said: string) => /kubectl create configmap [^\n]*/.exec(said)?.[0].trim();
-
-test("pulp-operator's install in the namespace is refused, and the printed kubectl command lets the preview plan from its version", () => {
-  // What pulp-operator 2.0.0 leaves for a Pulp resource named `example`: its labels, not ours, and no history.
+test("pulp-operator's install is refused while its resource owns it, then taken over at the release its image names", () => {
+  // What pulp-operator 2.0.0 leaves for a Pulp resource named `example`: its labels, not ours, no history,
+  // and an owner. A ConfigMap stands in for the Pulp resource (an owner that does not exist is collected).
   kubectl(["create", "namespace", NS]);
   try {
+    kubectl(["create", "configmap", "example", "-n", NS]);
+    const owner = getJson(["configmap", "example", "-n", NS]).metadata;
     kubectl(["create", "deployment", "example-api", "-n", NS, "--image=quay.io/pulp/pulp-minimal:3.84.0"]);
     kubectl([
       "label",
@@ -45,28 +45,67 @@ test("pulp-operator's install in the namespace is refused, and the printed kubec
       "app.kubernetes.io/managed-by=pulp-operator",
       "pulp_cr=example",
     ]);
-    const refused = pulumi(STACK, ["preview"]);
-    const said = `${refused.stdout}${refused.stderr}`;
-    expect(refused.code).not.toBe(0);
-    expect(said).toContain(
-      `pulp-operator runs a Pulp (its Pulp resource example) in namespace ${NS} (deployments example-api), ` +
-        "and instance pulp has no upgrade history",
+    const reference = { apiVersion: "v1", kind: "ConfigMap", name: "example", uid: owner.uid };
+    kubectl([
+      "patch",
+      "deployment",
+      "example-api",
+      "-n",
+      NS,
+      "--type",
+      "merge",
+      "-p",
+      JSON.stringify({ metadata: { ownerReferences: [reference] } }),
+    ]);
+    const owned = pulumi(STACK, ["preview"]);
+    expect(owned.code).not.toBe(0);
+    expect(`${owned.stdout}${owned.stderr}`).toContain(
+      `pulp-operator still manages a Pulp in namespace ${NS} (its Pulp resource example owns deployments ` +
+        "example-api), and instance pulp has no upgrade history",
     );
-    const fix = fixIn(said);
-    expect(fix).toBe(
-      `kubectl create configmap ${HISTORY}-by-hand -n ${NS} --from-literal=pulpcoreVersion=3.84.0 --from-literal=idle=false`,
+    expect(`${owned.stdout}${owned.stderr}`).toContain(
+      `kubectl delete pulp example -n ${NS} --cascade=orphan`,
     );
-    kubectl(fix!.split(" ").slice(1));
+
+    // What that delete does to what the resource made: its ownerReferences go, the objects stay.
+    kubectl([
+      "patch",
+      "deployment",
+      "example-api",
+      "-n",
+      NS,
+      "--type",
+      "json",
+      "-p",
+      '[{"op": "remove", "path": "/metadata/ownerReferences"}]',
+    ]);
+    const older = pulumi(STACK, ["preview"]);
+    expect(older.code).not.toBe(0);
+    expect(`${older.stdout}${older.stderr}`).toContain(
+      "which runs pulpcore 3.84.0, at pulpcore 3.85.0 (quay.io/pulp/pulp-minimal:3.85.0); nothing was changed. " +
+        "Take it over at the release it runs, then upgrade as any other update: pulumi config set pulp:image " +
+        "quay.io/pulp/pulp-minimal:3.84.0",
+    );
+
+    // At the stack's release: planned from it, as a takeover, never as an install.
+    kubectl([
+      "set",
+      "image",
+      "deployment/example-api",
+      "-n",
+      NS,
+      "pulp-minimal=quay.io/pulp/pulp-minimal:3.85.0",
+    ]);
     const planned = pulumi(STACK, ["preview", "--json"]);
     expect({ code: planned.code, out: planned.code === 0 ? "" : planned.stdout.slice(-3000) }).toEqual({
       code: 0,
       out: "",
     });
     const messages = (JSON.parse(planned.stdout).diagnostics as { message: string }[]).map((d) => d.message);
-    // Planned as an upgrade from the version the command recorded, not as an install.
-    expect(messages.filter((m) => m.includes("Upgrade plan ["))).toEqual([
-      expect.stringMatching(/Upgrade plan \[[a-z-]+\]: upgrade 3\.84\.0 -> 3\.85\.0/),
-    ]);
+    expect(messages.filter((m) => m.includes("Upgrade plan ["))).toEqual([]); // [install] would be logged
+    expect(messages.join("\n")).toContain(
+      "pulp takes over pulp-operator's install at pulpcore 3.85.0, the release its image names",
+    );
   } finally {
     deleteNamespace(NS, 120);
   }

@@ -21,6 +21,9 @@ import {
   CREDENTIAL_NAME,
   EXTERNAL_DB,
   EXTERNAL_DB_PASSWORD,
+  MANAGED_DB,
+  MANAGED_DB_PASSWORD,
+  managedDbSecret,
   isObj,
   isSet,
   KubeObject,
@@ -59,7 +62,8 @@ export const MAPPED: Record<Scope, Record<string, string>> = {
     content: "`content.*`: the `<component>` fields",
     custom_pulp_settings:
       "`extraSettings`: each entry of that ConfigMap, its name upper-cased and its value read as a Python literal (the operator writes them into settings.py so); `CONTENT_ORIGIN`, `API_ROOT`, `CONTENT_PATH_PREFIX`, `ALLOWED_CONTENT_CHECKSUMS`, `WORKER_TYPE` and `TOKEN_AUTH_DISABLED` become their own keys; settings the program sets itself, and names that look like credentials, are not copied (a note names them)",
-    database: "`database.external` or `database.cloudnativepg`: the `database` fields",
+    database:
+      "`database.external`, the same database in place (the operator's own PostgreSQL, or the external one): the `database` fields",
     db_fields_encryption_secret:
       "secret `dbFieldsEncryptionKey`, from the key `database_fields.symmetric.key` of that Secret (default `<name>-db-fields-encryption`)",
     enable_debugging: "`extraSettings.LOGGING`: DEBUG for every logger, as the operator sets it",
@@ -67,10 +71,13 @@ export const MAPPED: Record<Scope, Record<string, string>> = {
       "secret `signingKey`, from the key `signing_service.gpg` of that Secret, when `signing_scripts` names a service",
     signing_scripts:
       "`signing.services`, by the scripts that Secret holds: collection_script.sh and rpm_script.sh become `detached` services, apt_script.sh an `apt` one, under the operator's names (collection-, rpm-, apt-signing-service), so repositories keep them; the program's own scripts replace the operator's; container_script.sh is not converted",
+    pvc: "`storage.pvc.existingClaim`: your claim, mounted in place",
     file_storage_access_mode:
-      "`storage.pvc.accessMode`; `ReadWriteOnce` becomes `ReadWriteMany`, with a note (refused here: the api, content and worker pods of several nodes mount the volume)",
-    file_storage_size: "`storage.pvc.size`",
-    file_storage_storage_class: "`storage.pvc.storageClass`",
+      "`storage.pvc.existingClaim` (with the other `file_storage_*` fields): the operator's claim `<name>-file-storage`, taken over in place; a mode other than `ReadWriteMany` gets a note (refused here: the api, content and worker pods of several nodes mount the claim)",
+    file_storage_size:
+      "`storage.pvc.existingClaim` (with the other `file_storage_*` fields): the operator's claim `<name>-file-storage`, whose size is its own",
+    file_storage_storage_class:
+      "`storage.pvc.existingClaim` (with the other `file_storage_*` fields): the operator's claim `<name>-file-storage`, whose class is its own",
     haproxy_timeout:
       'with `ingress_type: route`, `ingress.annotations["haproxy.router.openshift.io/timeout"]`',
     hide_guarded_distributions:
@@ -136,10 +143,9 @@ export const MAPPED: Record<Scope, Record<string, string>> = {
   },
   "Pulp.database": {
     external_db_secret:
-      "`database.external.{host,port,name,user,sslmode}` from that Secret's `POSTGRES_HOST`, `POSTGRES_PORT`, `POSTGRES_DB_NAME`, `POSTGRES_USERNAME` and `POSTGRES_SSLMODE`, and secret `databasePassword` from its `POSTGRES_PASSWORD`; without it, `database.cloudnativepg` (a new, empty database)",
-    postgres_resource_requirements: "`database.cloudnativepg.resources`",
-    postgres_storage_class: "`database.cloudnativepg.storageClass`",
-    postgres_storage_requirements: "`database.cloudnativepg.storageSize`",
+      "`database.external.{host,port,name,user,sslmode}` from that Secret's `POSTGRES_HOST`, `POSTGRES_PORT`, `POSTGRES_DB_NAME`, `POSTGRES_USERNAME` and `POSTGRES_SSLMODE`, and secret `databasePassword` from its `POSTGRES_PASSWORD`; without it, the operator's own PostgreSQL in place: `database.external` from the keys `host`, `port`, `database`, `username` and `sslmode` of the Secret `<name>-postgres-configuration`, and `databasePassword` from its `password`",
+    postgres_ssl_mode:
+      "`database.external.sslmode`, when the Secret `<name>-postgres-configuration` is not at hand (it records the same)",
   },
   "Pulp.cache": {
     enabled:
@@ -172,8 +178,8 @@ const OPERATOR_SIGNING: Record<string, { name: string; kind: SigningKind } | und
   "container_script.sh": undefined,
 };
 const GUNICORN = "the program runs the image's entry points with their own gunicorn settings: no option";
-const CNPG_IMAGE =
-  "CloudNativePG runs its own PostgreSQL images: `database.cloudnativepg.imageName` (e.g. `ghcr.io/cloudnative-pg/postgresql:17`), unset for the operator's default";
+const OPERATOR_DB =
+  "describes the operator's PostgreSQL StatefulSet, which this install uses in place (`database.external`) and does not manage: it keeps running as it is";
 const NOT_RESTORABLE =
   "restoring a PulpBackup is not done yet (the backup is in the operator's format): `restore.*` restores this program's backups";
 
@@ -199,7 +205,6 @@ export const UNMAPPED: Record<Scope, Record<string, string>> = {
       "no Azure Blob storage here: artifacts go to a volume (`storage.pvc`) or S3-compatible object storage (`storage.s3`)",
     object_storage_gcs_secret:
       "no GCS storage here: use GCS through its S3-compatible API (`storage.s3`, with an HMAC key) or a volume (`storage.pvc`)",
-    pvc: "no option to bring a PVC yet: the program creates `<instance>-artifacts`; taking over the operator's volume comes later",
     route_labels: "no labels option for the Routes: they carry the program's labels",
     route_tls_secret:
       "the program's Routes use edge TLS with the router's certificate; a certificate of your own is not supported here",
@@ -227,21 +232,23 @@ export const UNMAPPED: Record<Scope, Record<string, string>> = {
       "the program spreads the pods over zones and nodes itself (`<component>.topologySpread`); yours can replace its constraints through `<component>.podSpecOverrides.topologySpreadConstraints`",
   },
   "Pulp.database": {
-    affinity: `CloudNativePG's pods: ${NO_PLACEMENT}`,
-    livenessProbe: "CloudNativePG runs the database's pods",
-    node_selector: `CloudNativePG's pods: ${NO_PLACEMENT}`,
-    pod_labels: "CloudNativePG runs the database's pods",
-    postgres_data_path: "CloudNativePG configures PostgreSQL itself",
-    postgres_extra_args: "CloudNativePG configures PostgreSQL itself",
-    postgres_host_auth_method: "CloudNativePG configures PostgreSQL itself",
-    postgres_image: CNPG_IMAGE,
-    postgres_initdb_args: "CloudNativePG configures PostgreSQL itself",
-    postgres_port: "CloudNativePG configures PostgreSQL itself",
-    postgres_ssl_mode: "CloudNativePG configures PostgreSQL itself",
-    pvc: "no option to bring a PVC: the database's data moves with a backup and a restore, later",
-    readinessProbe: "CloudNativePG runs the database's pods",
-    tolerations: `CloudNativePG's pods: ${NO_PLACEMENT}`,
-    version: CNPG_IMAGE,
+    affinity: OPERATOR_DB,
+    livenessProbe: OPERATOR_DB,
+    node_selector: OPERATOR_DB,
+    pod_labels: OPERATOR_DB,
+    postgres_data_path: OPERATOR_DB,
+    postgres_extra_args: OPERATOR_DB,
+    postgres_host_auth_method: OPERATOR_DB,
+    postgres_image: OPERATOR_DB,
+    postgres_initdb_args: OPERATOR_DB,
+    postgres_port: OPERATOR_DB,
+    postgres_resource_requirements: OPERATOR_DB,
+    postgres_storage_class: OPERATOR_DB,
+    postgres_storage_requirements: OPERATOR_DB,
+    pvc: OPERATOR_DB,
+    readinessProbe: OPERATOR_DB,
+    tolerations: OPERATOR_DB,
+    version: OPERATOR_DB,
   },
   "Pulp.cache": {
     affinity: `Redis ${NO_PLACEMENT}, or \`redis.podSpecOverrides\``,
@@ -704,28 +711,34 @@ class Converter {
       }
       return;
     }
+    // The operator mounts its claim at /var/lib/pulp, MEDIA_ROOT /var/lib/pulp/media, as this program does:
+    // the same claim, taken over in place, holds every artifact where this install looks for it.
     const fileStorage = ["file_storage_storage_class", "file_storage_size", "file_storage_access_mode"];
-    if (fileStorage.some((f) => isSet(s[f]))) {
-      if (text(s.file_storage_size)) this.set(["storage", "pvc", "size"], s.file_storage_size);
-      if (text(s.file_storage_storage_class))
-        this.set(["storage", "pvc", "storageClass"], s.file_storage_storage_class);
+    const own = text(s.pvc);
+    const claim = own ?? (fileStorage.some((f) => isSet(s[f])) ? `${this.name}-file-storage` : undefined);
+    if (claim) {
+      this.set(["storage", "pvc", "existingClaim"], claim);
       const mode = text(s.file_storage_access_mode) ?? "ReadWriteMany";
-      this.set(["storage", "pvc", "accessMode"], "ReadWriteMany");
-      if (mode !== "ReadWriteMany") {
+      if (!own && mode !== "ReadWriteMany") {
         this.note(
           "file_storage_access_mode",
-          `${mode} is refused here (api, content and worker pods on several nodes, more during an upgrade, mount ` +
-            "the volume): the new volume asks for ReadWriteMany, which its storage class must serve; or use storage.s3",
+          `${mode}: the program refuses a claim that is not ReadWriteMany (api, content and worker pods on several ` +
+            "nodes, more during an upgrade, mount it): copy the artifacts to a ReadWriteMany claim and name it " +
+            "in pulp:storage.pvc.existingClaim, or use storage.s3",
         );
       }
       this.note(
-        "file_storage_storage_class",
-        `the artifacts stay in the operator's volume ${this.name}-file-storage: this install starts with a new, ` +
-          "empty one; moving them (or taking that volume over) is not done yet",
+        own ? "pvc" : "file_storage_storage_class",
+        `the artifacts stay in ${own ? "your" : "the operator's"} claim ${claim}, which this install mounts in place ` +
+          "(storage.pvc.existingClaim) and never deletes" +
+          (own
+            ? ""
+            : `. It belongs to the Pulp CR: delete the CR with --cascade=orphan before pulumi up, which refuses an ` +
+              "owned claim (docs/migrate-from-pulp-operator.md)"),
       );
       return;
     }
-    if (!isSet(s.pvc) && !isSet(s.object_storage_azure_secret) && !isSet(s.object_storage_gcs_secret)) {
+    if (!isSet(s.object_storage_azure_secret) && !isSet(s.object_storage_gcs_secret)) {
       this.note(
         "file_storage_storage_class",
         "no storage given: the operator kept artifacts in an emptyDir (lost with each pod); here they get a volume " +
@@ -758,21 +771,24 @@ class Converter {
       );
       return;
     }
-    const cnpg = ["database", "cloudnativepg"];
-    this.set([...cnpg, "instances"], 1);
-    if (text(db.postgres_storage_requirements))
-      this.set([...cnpg, "storageSize"], db.postgres_storage_requirements);
-    if (text(db.postgres_storage_class)) this.set([...cnpg, "storageClass"], db.postgres_storage_class);
-    const resources = this.resources(
-      "database.postgres_resource_requirements",
-      db.postgres_resource_requirements,
-    );
-    if (resources) this.set([...cnpg, "resources"], resources);
+    // The operator's own PostgreSQL, used in place: its StatefulSet keeps running, owned by nothing once the
+    // CR is deleted with --cascade=orphan, and Pulp reaches it as an external database.
+    const managed = managedDbSecret(this.name);
+    const view = this.secretViews[managed];
+    for (const [key, { key: secretKey, made }] of Object.entries(MANAGED_DB)) {
+      const value = view?.values[secretKey] ?? made(this.name);
+      const port = key === "port" && /^\d+$/.test(value.trim());
+      this.set(["database", "external", key], port ? Number(value.trim()) : value);
+    }
+    if (text(db.postgres_ssl_mode) && !view)
+      this.set(["database", "external", "sslmode"], db.postgres_ssl_mode);
+    this.secretFrom("databasePassword", managed, MANAGED_DB_PASSWORD, "database");
     this.note(
       "database",
-      `the operator runs PostgreSQL itself (StatefulSet ${this.name}-database): this install gets a new, empty ` +
-        "database run by CloudNativePG (its operator must be installed), 1 instance as the operator ran " +
-        "(3 for failover: pulp:database.cloudnativepg.instances); moving the data is not done yet",
+      `the operator runs PostgreSQL itself (StatefulSet ${this.name}-database): this install uses that database ` +
+        `in place, as database.external, and does not manage it. Delete the Pulp CR with --cascade=orphan ` +
+        `before pulumi up, or deleting it later deletes the database (docs/migrate-from-pulp-operator.md). ` +
+        "To move it into CloudNativePG later: a backup of this install restored into one with database.cloudnativepg",
     );
   }
 

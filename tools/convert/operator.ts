@@ -26,6 +26,21 @@ export const EXTERNAL_DB = {
   sslmode: "POSTGRES_SSLMODE",
 } as const;
 export const EXTERNAL_DB_PASSWORD = "POSTGRES_PASSWORD";
+/**
+ * The operator's own PostgreSQL (no `external_db_secret`): the StatefulSet `<name>-database` behind the
+ * Service `<name>-database-svc`, and the Secret `<name>-postgres-configuration` Pulp reads it from, with
+ * these config keys and their values at 2.0.0 (controllers/repo_manager/database.go databaseConfigSecret:
+ * only the password is random, the sslmode is `postgres_ssl_mode`, default prefer).
+ */
+export const MANAGED_DB = {
+  host: { key: "host", made: (name: string) => `${name}-database-svc` },
+  port: { key: "port", made: () => "5432" },
+  name: { key: "database", made: () => "pulp" },
+  user: { key: "username", made: () => "pulp" },
+  sslmode: { key: "sslmode", made: () => "prefer" },
+} as const;
+export const MANAGED_DB_PASSWORD = "password";
+export const managedDbSecret = (name: string): string => `${name}-postgres-configuration`;
 /** The keys of `object_storage_s3_secret` that are config (secret.go s3Settings), and its secret one. */
 export const S3 = {
   bucket: "s3-bucket-name",
@@ -134,6 +149,12 @@ export function references(cr: KubeObject): References {
       name: external,
       configKeys: Object.values(EXTERNAL_DB),
       why: "database.external_db_secret",
+    });
+  } else {
+    out.secrets.push({
+      name: managedDbSecret(name),
+      configKeys: Object.values(MANAGED_DB).map((k) => k.key),
+      why: "database",
     });
   }
   const s3 = text(spec.object_storage_s3_secret);

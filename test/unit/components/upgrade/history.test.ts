@@ -8,6 +8,8 @@ import {
   historyMismatch,
   HistoryMissing,
   plannedFrom,
+  takeoverNotice,
+  takeoverProblem,
 } from "../../../../components/upgrade/history";
 import { keysInGeneratedSecrets } from "../../../../components/upgrade/deployed";
 import { KEYS_KEPT_IN_ANNOTATION } from "../../../../components/contract";
@@ -147,35 +149,38 @@ test("the job guard refuses a plan the cluster does not record, and accepts the 
   expect(historyMismatch(rolled("3.85.1"), WHERE, { pulpcoreVersion: "3.84.0" })).toBeUndefined();
 });
 
-test("pulp-operator's install in the namespace is refused under any instance name, with the version its image says", () => {
-  // Labels and image as pulp-operator 2.0.0 sets them on a Pulp resource named `example`.
-  const operator = (component: string) => ({
-    name: `example-${component}`,
-    labels: {
-      "app.kubernetes.io/component": component,
-      "app.kubernetes.io/instance": `pulp-${component}-example`,
-      "app.kubernetes.io/managed-by": "pulp-operator",
-      "app.kubernetes.io/part-of": "pulp",
-      pulp_cr: "example",
-    },
-    image: "quay.io/pulp/pulp-minimal:3.121.3",
-  });
-  const found: Found = { deployments: ["api", "content", "worker"].map(operator) };
-  const refusal = (() => {
-    try {
-      plannedFrom(found, WHERE);
-    } catch (e) {
-      return (e as Error).message;
-    }
-    return "not refused";
-  })();
+// Labels and image as pulp-operator 2.0.0 sets them on a Pulp resource named `example`, which owns them.
+const operator = (component: string, image = "quay.io/pulp/pulp-minimal:3.121.3") => ({
+  name: `example-${component}`,
+  labels: {
+    "app.kubernetes.io/component": component,
+    "app.kubernetes.io/instance": `pulp-${component}-example`,
+    "app.kubernetes.io/managed-by": "pulp-operator",
+    "app.kubernetes.io/part-of": "pulp",
+    pulp_cr: "example",
+  },
+  image,
+  owners: ["Pulp/example"],
+});
+const refusalOf = (found: Found) => {
+  try {
+    plannedFrom(found, WHERE);
+  } catch (e) {
+    expect(e).toBeInstanceOf(HistoryMissing);
+    return (e as Error).message;
+  }
+  return "not refused";
+};
+
+test("pulp-operator's install its Pulp resource still owns is refused under any instance name, with the orphaning delete", () => {
+  const found: Found = { deployments: ["api", "content", "worker", "web"].map((c) => operator(c)) };
+  const refusal = refusalOf(found);
   expect(refusal).toContain(
-    "pulp-operator runs a Pulp (its Pulp resource example) in namespace pulp-dev (deployments example-api, " +
-      "example-content, example-worker), and instance pulp has no upgrade history (configmap pulp-deployed)",
+    "pulp-operator still manages a Pulp in namespace pulp-dev (its Pulp resource example owns deployments " +
+      "example-api, example-content, example-worker, example-web), and instance pulp has no upgrade history " +
+      "(configmap pulp-deployed); nothing was changed.",
   );
-  expect(refusal).toContain(
-    "kubectl create configmap pulp-deployed-by-hand -n pulp-dev --from-literal=pulpcoreVersion=3.121.3 --from-literal=idle=false",
-  );
+  expect(refusal).toContain("\n  kubectl delete pulp example -n pulp-dev --cascade=orphan\n");
   expect(refusal).toContain(
     "To install a separate Pulp instead, give it a namespace of its own (pulp:namespace).",
   );
@@ -183,6 +188,59 @@ test("pulp-operator's install in the namespace is refused under any instance nam
   expect(
     plannedFrom({ ...found, history: { pulpcoreVersion: "3.121.3", idle: "false" } }, WHERE).source,
   ).toBe("history");
+});
+
+test("pulp-operator's install out of its hands is taken over at the release its image names, or refused with the record command", () => {
+  const orphaned = (image?: string) => ({ ...operator("api", image), owners: [] });
+  const deployments = (image?: string) =>
+    ["api", "content", "worker", "web"].map((c) => ({ ...operator(c, image), owners: [] }));
+  expect(plannedFrom({ deployments: deployments() }, WHERE)).toEqual({
+    deployed: { pulpcoreVersion: "3.121.3", idle: false },
+    source: "pulp-operator",
+  });
+  // An earlier takeover that stopped after its migration: this install's Deployments, at that release.
+  expect(plannedFrom({ deployments: [...deployments(), ours("api", "3.121.3")] }, WHERE).source).toBe(
+    "pulp-operator",
+  );
+  expect(refusalOf({ deployments: [...deployments(), ours("api", "3.122.0")] })).toContain(
+    "--from-literal=pulpcoreVersion=3.122.0 ",
+  );
+  // A floating tag names no release: nothing to plan from but what a person records.
+  const floating = refusalOf({ deployments: deployments("quay.io/pulp/pulp-minimal:stable") });
+  expect(floating).toContain(
+    "pulp-operator's install in namespace pulp-dev (deployments example-api, example-content, example-worker, " +
+      "example-web) runs quay.io/pulp/pulp-minimal:stable, whose tag names no release",
+  );
+  expect(floating).toContain(
+    "kubectl create configmap pulp-deployed-by-hand -n pulp-dev --from-literal=pulpcoreVersion=<the pulpcore " +
+      "version it runs> --from-literal=idle=false",
+  );
+  // Two images among api, content and worker: the operator was mid-roll.
+  expect(
+    refusalOf({
+      deployments: [orphaned(), { ...operator("worker", "quay.io/pulp/pulp-minimal:3.121.2"), owners: [] }],
+    }),
+  ).toContain("runs several images (quay.io/pulp/pulp-minimal:3.121.3, quay.io/pulp/pulp-minimal:3.121.2)");
+});
+
+test("a takeover runs the release pulp-operator runs; the notice names the Deployments to scale down", () => {
+  const found: Found = { deployments: ["api", "web"].map((c) => ({ ...operator(c), owners: [] })) };
+  const deployed = { pulpcoreVersion: "3.121.3", idle: false };
+  const target = (v: string) => ({
+    ...WHERE,
+    image: `registry.example.com/pulp/pulp:${v}`,
+    pulpcoreVersion: v,
+  });
+  expect(takeoverProblem(found, deployed, target("3.121.3"))).toBeUndefined();
+  expect(takeoverProblem(found, deployed, target("3.123.1"))).toBe(
+    "instance pulp takes over pulp-operator's install in namespace pulp-dev (deployments example-api), which " +
+      "runs pulpcore 3.121.3, at pulpcore 3.123.1 (registry.example.com/pulp/pulp:3.123.1); nothing was " +
+      "changed. Take it over at the release it runs, then upgrade as any other update: pulumi config set " +
+      "pulp:image registry.example.com/pulp/pulp:3.121.3",
+  );
+  expect(takeoverNotice(found, deployed, WHERE)).toContain(
+    "kubectl scale deployment -n pulp-dev example-api example-web --replicas=0",
+  );
 });
 
 test("findInstall reads the component's history, else the one recorded by hand, pulp-operator's Deployments too, the Jobs, and whether the key Secret exists", async () => {
@@ -223,11 +281,22 @@ test("findInstall reads the component's history, else the one recorded by hand, 
 
   objects[cm("pulp-deployed-by-hand")] = { data: { pulpcoreVersion: "3.84.0", idle: "false" } };
   objects[deployments("app.kubernetes.io/managed-by=pulp-operator")] = {
-    items: [{ metadata: { name: "example-api", labels: { "app.kubernetes.io/component": "api" } } }],
+    items: [
+      {
+        metadata: {
+          name: "example-api",
+          labels: { "app.kubernetes.io/component": "api" },
+          ownerReferences: [{ kind: "Pulp", name: "example" }],
+        },
+      },
+    ],
   };
   const byHand = await findInstall(api, "pulp-dev", "pulp");
   expect(byHand.history).toEqual({ pulpcoreVersion: "3.84.0", idle: "false" });
-  expect(byHand.deployments.map((d) => d.name)).toEqual(["example-api"]);
+  expect(byHand.deployments.map((d) => [d.name, d.owners])).toEqual([["example-api", ["Pulp/example"]]]);
+  // A claim of the user's is read only when one is named (storage.pvc.existingClaim).
+  expect(byHand.claim).toBeUndefined();
+  expect((await findInstall(api, "pulp-dev", "pulp", "example-file-storage")).claim).toBeNull();
 
   objects[cm("pulp-deployed")] = { data: { pulpcoreVersion: "3.85.0", idle: "false" } };
   expect((await findInstall(api, "pulp-dev", "pulp")).history?.pulpcoreVersion).toBe("3.85.0");

@@ -77,9 +77,11 @@ test("the script for a CR of the operator's defaults behind an nginx Ingress, ex
       "# it does not do yet.",
       "#",
       "# Notes: fields with no equivalent here, or a decision to check:",
-      "#   database: the operator runs PostgreSQL itself (StatefulSet pulp-database): this install gets a new, " +
-        "empty database run by CloudNativePG (its operator must be installed), 1 instance as the operator ran " +
-        "(3 for failover: pulp:database.cloudnativepg.instances); moving the data is not done yet",
+      "#   database: the operator runs PostgreSQL itself (StatefulSet pulp-database): this install uses that " +
+        "database in place, as database.external, and does not manage it. Delete the Pulp CR with " +
+        "--cascade=orphan before pulumi up, or deleting it later deletes the database " +
+        "(docs/migrate-from-pulp-operator.md). To move it into CloudNativePG later: a backup of this install " +
+        "restored into one with database.cloudnativepg",
       "#   file_storage_storage_class: no storage given: the operator kept artifacts in an emptyDir (lost with " +
         "each pod); here they get a volume (storage.pvc, 50Gi by default)",
       '#   image_version: "stable" is a floating tag, refused here (nodes could pull different builds): pin the ' +
@@ -98,7 +100,11 @@ test("the script for a CR of the operator's defaults behind an nginx Ingress, ex
       "pulumi config set --path 'pulp:api.replicas' 1",
       "pulumi config set --path 'pulp:content.replicas' 1",
       "pulumi config set --path 'pulp:worker.replicas' 1",
-      "pulumi config set --path 'pulp:database.cloudnativepg.instances' 1",
+      "pulumi config set --path 'pulp:database.external.host' pulp-database-svc",
+      "pulumi config set --path 'pulp:database.external.port' 5432",
+      "pulumi config set --path 'pulp:database.external.name' pulp",
+      "pulumi config set --path 'pulp:database.external.user' pulp",
+      "pulumi config set --path 'pulp:database.external.sslmode' prefer",
       "pulumi config set --plaintext pulp:tokenAuth true",
       "",
       "# Secrets: from the operator's Secrets to the stack config, never shown.",
@@ -109,6 +115,8 @@ test("the script for a CR of the operator's defaults behind an nginx Ingress, ex
       "kubectl --kubeconfig '/home/me/.kube/ops config' get secret -n pulp pulp-db-fields-encryption -o " +
         "jsonpath='{.data.database_fields\\.symmetric\\.key}' | base64 -d | pulumi config set --secret " +
         "pulp:dbFieldsEncryptionKey",
+      "kubectl --kubeconfig '/home/me/.kube/ops config' get secret -n pulp pulp-postgres-configuration -o " +
+        "jsonpath='{.data.password}' | base64 -d | pulumi config set --secret pulp:databasePassword",
       "",
     ].join("\n"),
   );

@@ -28,7 +28,7 @@ test("the CR pulp-operator 2.0.0 ran: external database, file storage, Redis, pu
     api: { replicas: 2, resources: RESOURCES },
     content: { replicas: 2, resources: RESOURCES },
     worker: { replicas: 1, resources: RESOURCES },
-    storage: { pvc: { size: "5Gi", storageClass: "standard", accessMode: "ReadWriteMany" } },
+    storage: { pvc: { existingClaim: "example-file-storage" } },
     database: {
       external: {
         host: "example-pg.pulp.svc.cluster.local",
@@ -60,7 +60,9 @@ test("the CR pulp-operator 2.0.0 ran: external database, file storage, Redis, pu
   expect(noteOf(c, "ingress_type")[0]).toContain(
     "the operator's was http://example-web-svc.pulp.svc.cluster.local:24880",
   );
-  expect(noteOf(c, "file_storage_storage_class")[0]).toContain("operator's volume example-file-storage");
+  expect(noteOf(c, "file_storage_storage_class")[0]).toContain(
+    "the operator's claim example-file-storage, which this install mounts in place",
+  );
   expect(c.problems).toEqual([]);
 });
 
@@ -254,14 +256,10 @@ test("a Route, a ReadWriteOnce volume, the operator's PostgreSQL, floating tags 
       nodeSelector: { "node-role.kubernetes.io/infra": "" },
       tolerations: [{ key: "node-role.kubernetes.io/infra", operator: "Exists", effect: "NoSchedule" }],
     },
-    storage: { pvc: { size: "200Gi", storageClass: "cephfs", accessMode: "ReadWriteMany" } },
+    // The operator's claim and PostgreSQL, in place (the Secret is not in the file: the operator's values).
+    storage: { pvc: { existingClaim: "beta-file-storage" } },
     database: {
-      cloudnativepg: {
-        instances: 1,
-        storageSize: "20Gi",
-        storageClass: "ceph-rbd",
-        resources: { requests: { cpu: "500m", memory: "1Gi" }, limits: { memory: "2Gi" } },
-      },
+      external: { host: "beta-database-svc", port: 5432, name: "pulp", user: "pulp", sslmode: "require" },
     },
     tokenAuth: true,
     // beta-nightly's; gamma-nightly backs up another CR.
@@ -272,6 +270,7 @@ test("a Route, a ReadWriteOnce volume, the operator's PostgreSQL, floating tags 
     adminPassword: { secret: "beta-admin-password", key: "password" },
     secretKey: { secret: "beta-secret-key", key: "secret_key" },
     dbFieldsEncryptionKey: { secret: "beta-db-fields-encryption", key: "database_fields.symmetric.key" },
+    databasePassword: { secret: "beta-postgres-configuration", key: "password" },
   });
   expect(fields(c)).toEqual([
     "PulpBackup beta-nightly",
@@ -281,6 +280,9 @@ test("a Route, a ReadWriteOnce volume, the operator's PostgreSQL, floating tags 
     "database",
     "database.postgres_extra_args",
     "database.postgres_image",
+    "database.postgres_resource_requirements",
+    "database.postgres_storage_class",
+    "database.postgres_storage_requirements",
     "file_storage_access_mode",
     "file_storage_storage_class",
     "image_version",
@@ -294,7 +296,14 @@ test("a Route, a ReadWriteOnce volume, the operator's PostgreSQL, floating tags 
       "operator's pods run, pulumi config set pulp:image 'quay.io/pulp/pulp-minimal:<version>'; until then " +
       "the program's default image applies",
   ]);
-  expect(noteOf(c, "file_storage_access_mode")[0]).toMatch(/^ReadWriteOnce is refused here/);
+  expect(noteOf(c, "file_storage_access_mode")[0]).toMatch(
+    /^ReadWriteOnce: the program refuses a claim that is not ReadWriteMany/,
+  );
+  expect(noteOf(c, "file_storage_storage_class")).toEqual([
+    "the artifacts stay in the operator's claim beta-file-storage, which this install mounts in place " +
+      "(storage.pvc.existingClaim) and never deletes. It belongs to the Pulp CR: delete the CR with " +
+      "--cascade=orphan before pulumi up, which refuses an owned claim (docs/migrate-from-pulp-operator.md)",
+  ]);
   // What the CR cannot say: the pg_dump image for backups.
   expect(c.problems).toEqual([
     {
@@ -318,9 +327,12 @@ test("the operator's defaults behind an nginx Ingress: no pulp-web, an emptyDir'
     api: { replicas: 1 },
     content: { replicas: 1 },
     worker: { replicas: 1 },
-    database: { cloudnativepg: { instances: 1 } },
+    database: {
+      external: { host: "pulp-database-svc", port: 5432, name: "pulp", user: "pulp", sslmode: "prefer" },
+    },
     tokenAuth: true,
   });
+  expect(c.secrets.databasePassword).toEqual({ secret: "pulp-postgres-configuration", key: "password" });
   expect(fields(c)).toEqual(["database", "file_storage_storage_class", "image_version"]);
   expect(noteOf(c, "file_storage_storage_class")[0]).toMatch(
     /^no storage given: the operator kept artifacts in an emptyDir/,
@@ -488,7 +500,10 @@ test("a load balancer: pulp-web's Service as a LoadBalancer on the CR's port; HT
     /^pulp-web serves plain HTTP: for `https`, terminate TLS/,
   );
   // Once the address is set, the config is one the program takes.
-  expect(() => parseConfig({ ...c.config, contentOrigin: "https://pulp.example.com" })).not.toThrow();
+  const secrets = new Set(Object.keys(c.secrets) as SecretName[]);
+  expect(() =>
+    parseConfig({ ...c.config, contentOrigin: "https://pulp.example.com" }, secrets),
+  ).not.toThrow();
 });
 
 test("LDAP: the operator's auth_ldap_* Secret becomes pulp:ldap, read not run; the bind password a secret, the CA trusted", () => {
