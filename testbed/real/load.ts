@@ -145,13 +145,17 @@ async function main() {
   /** Polls a task (each poll a recorded request) and records how the task ended. */
   async function followTask(href: string, started: number) {
     let state = "";
+    let why = "";
     while (Date.now() - started < TASK_TIMEOUT_MS) {
       const answer = await timed(
         "task-poll",
         () => request(`${target.baseUrl}${href}`, "GET", auth),
         expect(200),
       );
-      state = answer ? (JSON.parse(answer.body.toString("utf8")).state as string) : state;
+      const task = answer ? JSON.parse(answer.body.toString("utf8")) : undefined;
+      state = task ? (task.state as string) : state;
+      // A failed task says why: the report then names the cause, not only the task.
+      why = task?.error?.description ? `: ${String(task.error.description).slice(0, 300)}` : why;
       if (["completed", "failed", "canceled"].includes(state)) break;
       await sleep(500);
     }
@@ -161,7 +165,7 @@ async function main() {
       kind: "task",
       ms: Date.now() - started,
       ok,
-      ...(ok ? {} : { error: `task ${href} ${state || "never answered"}` }),
+      ...(ok ? {} : { error: `task ${href} ${state || "never answered"}${why}` }),
     });
   }
 
