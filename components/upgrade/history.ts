@@ -319,7 +319,7 @@ export function takeoverNotice(
     .map((d) => d.name);
   return (
     `${where.instance} takes over pulp-operator's install at pulpcore ${deployed.pulpcoreVersion}, the ` +
-    `release its image names (the migration Job checks the database agrees). Its Deployments keep serving ` +
+    `release its image names (the migration Job refuses a database a newer release migrated). Its Deployments keep serving ` +
     `beside this install's; once clients reach this one, stop them: kubectl scale deployment -n ` +
     `${where.namespace} ${names.join(" ")} --replicas=0 (docs/migrate-from-pulp-operator.md)`
   );
