@@ -102,9 +102,14 @@ def clear_stale_appstatus(cur):
         print("AppStatus rows past their TTL deleted:", cur.rowcount, flush=True)
 
 
-def applied(cur, app, name):
+def has_migrations(cur):
+    """Whether Django has recorded migrations here (an empty database has no django_migrations)."""
     cur.execute("SELECT to_regclass('django_migrations') IS NOT NULL")
-    if not cur.fetchone()[0]:
+    return cur.fetchone()[0]
+
+
+def applied(cur, app, name):
+    if not has_migrations(cur):
         return False
     cur.execute("SELECT 1 FROM django_migrations WHERE app = %s AND name = %s", (app, name))
     return cur.fetchone() is not None
@@ -131,8 +136,7 @@ def newest_in_image(app):
 
 def newer_than_image(cur):
     """A line per app whose database holds a migration numbered above any the image ships."""
-    cur.execute("SELECT to_regclass('django_migrations') IS NOT NULL")
-    if not cur.fetchone()[0]:
+    if not has_migrations(cur):
         return []
     cur.execute("SELECT app, name FROM django_migrations")
     newest = {}

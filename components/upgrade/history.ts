@@ -177,6 +177,13 @@ function keysOf(
  */
 export type PlannedSource = "history" | "stack outputs" | "deployments" | "pulp-operator" | "none";
 
+/** api, content or worker: the Deployments that run Pulp code (not pulp-web or Redis). */
+const isPulpProcess = (d: LiveDeployment) =>
+  (PULP_PROCESSES as readonly string[]).includes(d.labels["app.kubernetes.io/component"] ?? "");
+const isOperators = (d: LiveDeployment) => d.labels["app.kubernetes.io/managed-by"] === "pulp-operator";
+/** The pulpcore release an image's tag names (the upstream images are tagged by pulpcore's), if any. */
+const releaseOf = (image: string | undefined) => /:(\d+\.\d+\.\d+)(?:@|$)/.exec(image ?? "")?.[1];
+
 /** Refused: an install is there, and nothing says which release it runs. Printed without a stack trace. */
 export class HistoryMissing extends Error {
   readonly __pulumiRunError = true;
@@ -207,10 +214,8 @@ function plannedFromRecords(
   const recorded = deployedOf(found.history);
   if (recorded) return { deployed: recorded, source: "history" };
   if (legacy?.pulpcoreVersion) return { deployed: legacy, source: "stack outputs" };
-  const pulp = found.deployments.filter((d) =>
-    // Pulp's own processes: their version label says which release ran the migrations.
-    (PULP_PROCESSES as readonly string[]).includes(d.labels["app.kubernetes.io/component"] ?? ""),
-  );
+  // Pulp's own processes: their version label says which release ran the migrations.
+  const pulp = found.deployments.filter(isPulpProcess);
   // api, content and worker are created only once a migration has completed; Redis and pulp-web come
   // before it (an update refused or failed before the migration leaves them), and run no Pulp code.
   if (pulp.length === 0) return { deployed: { idle: false }, source: "none" };
@@ -226,13 +231,9 @@ function plannedFromRecords(
   // Each was rolled after its release's migrations completed: the database runs the newest one's. Else
   // the api image's tag, when it is a version (the upstream images are tagged by pulpcore's).
   const newest = [...versions].sort((a, b) => a.localeCompare(b, "en", { numeric: true })).pop();
-  const tagged = /:(\d+\.\d+\.\d+)(?:@|$)/.exec(
-    pulp.find((d) => d.labels["app.kubernetes.io/component"] === "api")?.image ?? "",
-  )?.[1];
+  const tagged = releaseOf(pulp.find((d) => d.labels["app.kubernetes.io/component"] === "api")?.image);
   const running = newest ?? tagged ?? "<the pulpcore version it runs>";
-  const byOperator = found.deployments.filter(
-    (d) => d.labels["app.kubernetes.io/managed-by"] === "pulp-operator",
-  );
+  const byOperator = found.deployments.filter(isOperators);
   const operatorCr = byOperator[0]?.labels["pulp_cr"];
   const record =
     `  kubectl create configmap ${recordedName(where.instance)} -n ${where.namespace} ` +
@@ -257,9 +258,9 @@ function plannedFromRecords(
     // before its pods rolled, so the database is at that release; the migration Job checks it again.
     // This install's Deployments, there when an earlier takeover stopped before its history was written,
     // were rolled at the same release, or they would not be.
-    const images = [...new Set(byOperator.filter((d) => pulp.includes(d)).map((d) => d.image))];
-    const release = /:(\d+\.\d+\.\d+)(?:@|$)/.exec(images[0] ?? "")?.[1];
-    const others = pulp.filter((d) => !byOperator.includes(d));
+    const images = [...new Set(pulp.filter(isOperators).map((d) => d.image))];
+    const release = releaseOf(images[0]);
+    const others = pulp.filter((d) => !isOperators(d));
     if (images.length === 1 && release && others.every((d) => d.version === release)) {
       return { deployed: { pulpcoreVersion: release, idle: false }, source: "pulp-operator" };
     }
@@ -281,13 +282,6 @@ function plannedFromRecords(
   );
 }
 
-const operatorsPulp = (found: Found) =>
-  found.deployments.filter(
-    (d) =>
-      d.labels["app.kubernetes.io/managed-by"] === "pulp-operator" &&
-      (PULP_PROCESSES as readonly string[]).includes(d.labels["app.kubernetes.io/component"] ?? ""),
-  );
-
 /**
  * Taking over pulp-operator's install runs the release it runs: both serve the same database while the
  * operator's pods are still up, and an upgrade at the switch would have to stop them, which this install
@@ -299,7 +293,7 @@ export function takeoverProblem(
   target: { namespace: string; instance: string; image: string; pulpcoreVersion: string },
 ): string | undefined {
   if (target.pulpcoreVersion === deployed.pulpcoreVersion) return undefined;
-  const names = operatorsPulp(found).map((d) => d.name);
+  const names = found.deployments.filter((d) => isOperators(d) && isPulpProcess(d)).map((d) => d.name);
   return (
     `instance ${target.instance} takes over pulp-operator's install in namespace ${target.namespace} ` +
     `(deployments ${names.join(", ")}), which runs pulpcore ${deployed.pulpcoreVersion}, at pulpcore ` +
@@ -314,9 +308,7 @@ export function takeoverNotice(
   deployed: Deployed,
   where: { namespace: string; instance: string },
 ): string {
-  const names = found.deployments
-    .filter((d) => d.labels["app.kubernetes.io/managed-by"] === "pulp-operator")
-    .map((d) => d.name);
+  const names = found.deployments.filter(isOperators).map((d) => d.name);
   return (
     `${where.instance} takes over pulp-operator's install at pulpcore ${deployed.pulpcoreVersion}, the ` +
     `release its image names (the migration Job refuses a database a newer release migrated). Its Deployments keep serving ` +

@@ -45,18 +45,10 @@ test("pulp-operator's install is refused while its resource owns it, then taken 
       "app.kubernetes.io/managed-by=pulp-operator",
       "pulp_cr=example",
     ]);
+    const patch = (type: "merge" | "json", body: unknown) =>
+      kubectl(["patch", "deployment", "example-api", "-n", NS, "--type", type, "-p", JSON.stringify(body)]);
     const reference = { apiVersion: "v1", kind: "ConfigMap", name: "example", uid: owner.uid };
-    kubectl([
-      "patch",
-      "deployment",
-      "example-api",
-      "-n",
-      NS,
-      "--type",
-      "merge",
-      "-p",
-      JSON.stringify({ metadata: { ownerReferences: [reference] } }),
-    ]);
+    patch("merge", { metadata: { ownerReferences: [reference] } });
     const owned = pulumi(STACK, ["preview"]);
     expect(owned.code).not.toBe(0);
     expect(`${owned.stdout}${owned.stderr}`).toContain(
@@ -68,17 +60,7 @@ test("pulp-operator's install is refused while its resource owns it, then taken 
     );
 
     // What that delete does to what the resource made: its ownerReferences go, the objects stay.
-    kubectl([
-      "patch",
-      "deployment",
-      "example-api",
-      "-n",
-      NS,
-      "--type",
-      "json",
-      "-p",
-      '[{"op": "remove", "path": "/metadata/ownerReferences"}]',
-    ]);
+    patch("json", [{ op: "remove", path: "/metadata/ownerReferences" }]);
     const older = pulumi(STACK, ["preview"]);
     expect(older.code).not.toBe(0);
     expect(`${older.stdout}${older.stderr}`).toContain(

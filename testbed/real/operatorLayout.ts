@@ -2,8 +2,9 @@
 // file storage and pulp-web, built on the real node from the test bed's images, without the operator (its
 // Go module is not served here): the objects, names, labels, owner, Secret names and keys, settings.py,
 // claim, database StatefulSet, migration and admin-password Jobs as a real run of the operator made them
-// (the fixture beside this checkout, ../shared/fixtures/pulp-operator-2.0.0, and controllers/repo_manager
-// at the 2.0.0 tag for its own database). Where the test bed differs: /bin/bash runs the operator's shell
+// (a capture kept beside the project's own checkout, not in this repository: what it showed is written out
+// here), and, for its own database, controllers/repo_manager at the operator's 2.0.0 tag
+// (https://github.com/pulp/pulp-operator). Where the test bed differs: /bin/bash runs the operator's shell
 // (its scripts use bash arrays; the images here are Debian's, whose /bin/sh is dash), the database runs
 // the test bed's PostgreSQL image as its own user, and the Pulp CRD is a stand-in that only lets a `Pulp`
 // resource exist (the operator's CRD is GPL-2.0-or-later), so that ownerReferences point at a real one.
@@ -280,10 +281,10 @@ function service(
   };
 }
 
-const POSTGRES_ENV = [
-  { name: "POSTGRES_SERVICE_HOST", valueFrom: { secretKeyRef: { name: "", key: "host" } } },
-  { name: "POSTGRES_SERVICE_PORT", valueFrom: { secretKeyRef: { name: "", key: "port" } } },
-];
+/** A key of `<name>-postgres-configuration`, the Secret the operator's pods read the database from. */
+const dbConfig = (name: string, key: string) => ({
+  secretKeyRef: { name: `${name}-postgres-configuration`, key },
+});
 
 /** The volumes and mounts every Pulp container of the operator's has (settings.py, the fields key, data). */
 function pulpVolumes(name: string, withData = true) {
@@ -312,11 +313,13 @@ function pulpVolumes(name: string, withData = true) {
   };
 }
 
-const env = (name: string) =>
-  POSTGRES_ENV.map((e) => ({
-    ...e,
-    valueFrom: { secretKeyRef: { ...e.valueFrom.secretKeyRef, name: `${name}-postgres-configuration` } },
-  }));
+const env = (name: string) => [
+  { name: "POSTGRES_SERVICE_HOST", valueFrom: dbConfig(name, "host") },
+  { name: "POSTGRES_SERVICE_PORT", valueFrom: dbConfig(name, "port") },
+];
+
+/** The init container's wait, as the operator runs it before every Pulp process. */
+const WAIT = "/usr/bin/wait_on_postgres.py\n/usr/bin/wait_on_database_migrations.sh";
 
 /** The operator's shell for api and content: its entry point with its gunicorn options. */
 const gunicorn = (process: string, port: number, workersVar: string) =>
@@ -326,44 +329,29 @@ const gunicorn = (process: string, port: number, workersVar: string) =>
 
 function deployment(name: string, namespace: string, component: string, image: string) {
   const { volumes, mounts } = pulpVolumes(name);
-  const wait = ["/bin/bash", "-c", "/usr/bin/wait_on_postgres.py\n/usr/bin/wait_on_database_migrations.sh"];
+  /** api and content: the operator's gunicorn shell, its env, port and readiness check. */
+  const server = (process: "api" | "content", port: number, probe: string, extraMounts: object[] = []) => {
+    const workers = `PULP_${process.toUpperCase()}_WORKERS`;
+    return {
+      command: ["/bin/bash", "-c", gunicorn(process, port, workers)],
+      env: [{ name: "PULP_GUNICORN_TIMEOUT", value: "90" }, { name: workers, value: "2" }, ...env(name)],
+      ports: [{ containerPort: port, protocol: "TCP" }],
+      readinessProbe: { httpGet: { path: probe, port }, periodSeconds: 10 },
+      volumeMounts: [...mounts, ...extraMounts],
+    };
+  };
+  const tokenKey = (file: string) => ({
+    name: `${name}-container-auth-certs`,
+    mountPath: `/etc/pulp/keys/${file}`,
+    subPath: file,
+    readOnly: true,
+  });
   const containers: Record<string, Record<string, unknown>> = {
-    api: {
-      command: ["/bin/bash", "-c", gunicorn("api", 24817, "PULP_API_WORKERS")],
-      env: [
-        { name: "PULP_GUNICORN_TIMEOUT", value: "90" },
-        { name: "PULP_API_WORKERS", value: "2" },
-        ...env(name),
-      ],
-      ports: [{ containerPort: 24817, protocol: "TCP" }],
-      readinessProbe: { httpGet: { path: "/pulp/api/v3/status/", port: 24817 }, periodSeconds: 10 },
-      volumeMounts: [
-        ...mounts,
-        {
-          name: `${name}-container-auth-certs`,
-          mountPath: "/etc/pulp/keys/container_auth_private_key.pem",
-          subPath: "container_auth_private_key.pem",
-          readOnly: true,
-        },
-        {
-          name: `${name}-container-auth-certs`,
-          mountPath: "/etc/pulp/keys/container_auth_public_key.pem",
-          subPath: "container_auth_public_key.pem",
-          readOnly: true,
-        },
-      ],
-    },
-    content: {
-      command: ["/bin/bash", "-c", gunicorn("content", 24816, "PULP_CONTENT_WORKERS")],
-      env: [
-        { name: "PULP_GUNICORN_TIMEOUT", value: "90" },
-        { name: "PULP_CONTENT_WORKERS", value: "2" },
-        ...env(name),
-      ],
-      ports: [{ containerPort: 24816, protocol: "TCP" }],
-      readinessProbe: { httpGet: { path: "/pulp/content/", port: 24816 }, periodSeconds: 10 },
-      volumeMounts: mounts,
-    },
+    api: server("api", 24817, "/pulp/api/v3/status/", [
+      tokenKey("container_auth_private_key.pem"),
+      tokenKey("container_auth_public_key.pem"),
+    ]),
+    content: server("content", 24816, "/pulp/content/"),
     worker: { command: ["/usr/bin/pulp-worker"], env: env(name), volumeMounts: mounts },
     web: {
       ports: [{ containerPort: 8080, protocol: "TCP" }],
@@ -397,10 +385,10 @@ function deployment(name: string, namespace: string, component: string, image: s
                     name: "init-container",
                     image,
                     imagePullPolicy: "IfNotPresent",
-                    command: [wait[0]],
+                    command: ["/bin/bash"],
                     args: [
-                      wait[1],
-                      (component === "api" ? "mkdir -p /var/lib/pulp/{media,assets,tmp}\n" : "") + wait[2],
+                      "-c",
+                      (component === "api" ? "mkdir -p /var/lib/pulp/{media,assets,tmp}\n" : "") + WAIT,
                     ],
                     env: env(name),
                     volumeMounts: mounts,
@@ -490,7 +478,7 @@ function jobs(name: string, namespace: string, image: string) {
     ),
     job(
       "reset-admin-password",
-      "/usr/bin/wait_on_postgres.py\n/usr/bin/wait_on_database_migrations.sh\n" +
+      `${WAIT}\n` +
         '/usr/local/bin/pulpcore-manager reset-admin-password --password "$(cat /etc/pulp/pulp-admin-password)"',
       {
         volumes: [
@@ -518,7 +506,6 @@ function jobs(name: string, namespace: string, image: string) {
  * test bed's, as testbed/real/database.ts starts it).
  */
 function databaseStatefulSet(name: string, namespace: string, image: string) {
-  const secret = (key: string) => ({ secretKeyRef: { name: `${name}-postgres-configuration`, key } });
   const podLabels = { app: "postgresql", pulp_cr: name, "app.kubernetes.io/component": "database" };
   return {
     apiVersion: "apps/v1",
@@ -539,9 +526,9 @@ function databaseStatefulSet(name: string, namespace: string, image: string) {
               image,
               imagePullPolicy: "IfNotPresent",
               env: [
-                { name: "POSTGRESQL_DATABASE", valueFrom: secret("database") },
-                { name: "POSTGRESQL_USER", valueFrom: secret("username") },
-                { name: "POSTGRESQL_PASSWORD", valueFrom: secret("password") },
+                { name: "POSTGRESQL_DATABASE", valueFrom: dbConfig(name, "database") },
+                { name: "POSTGRESQL_USER", valueFrom: dbConfig(name, "username") },
+                { name: "POSTGRESQL_PASSWORD", valueFrom: dbConfig(name, "password") },
                 { name: "PGDATA", value: "/var/lib/pgsql/data/userdata" },
               ],
               command: ["/bin/sh", "-c"],
