@@ -242,7 +242,8 @@ export function layOutOperatorInstall(
       },
     },
     databaseStatefulSet(name, namespace, images.postgresql),
-    service(name, namespace, "database", 5432, 5432, { app: "postgresql", pulp_cr: name }),
+    // Headless, as the operator's (database.go serviceForDatabase): DNS answers with the ready pod's address.
+    service(name, namespace, "database", 5432, 5432, { app: "postgresql", pulp_cr: name }, true),
     ...["api", "content", "worker", "web"].map((c) =>
       deployment(name, namespace, c, c === "web" ? images.web : images.pulp),
     ),
@@ -269,12 +270,14 @@ function service(
   port: number,
   target: number,
   selector?: Record<string, string>,
+  headless = false,
 ) {
   return {
     apiVersion: "v1",
     kind: "Service",
     metadata: { name: `${name}-${component}-svc`, namespace, labels: labels(name, component) },
     spec: {
+      ...(headless ? { clusterIP: "None" } : {}),
       selector: selector ?? { "app.kubernetes.io/component": component, pulp_cr: name },
       ports: [{ name: `${component}-${port}`, port, targetPort: target, protocol: "TCP" }],
     },
@@ -547,9 +550,14 @@ function databaseStatefulSet(name: string, namespace: string, image: string) {
                 ].join("\n"),
               ],
               ports: [{ containerPort: 5432, name: "postgres" }],
+              // The operator's probe (database.go): ten seconds apart, five to answer, six misses before the
+              // pod leaves the Service, so a busy node does not take the database away from Pulp.
               readinessProbe: {
-                exec: { command: ["pg_isready", "-h", "/tmp", "-U", "postgres"] },
-                periodSeconds: 2,
+                exec: { command: ["pg_isready", "-U", "postgres", "-h", "127.0.0.1", "-p", "5432"] },
+                initialDelaySeconds: 5,
+                periodSeconds: 10,
+                timeoutSeconds: 5,
+                failureThreshold: 6,
               },
               volumeMounts: [{ name: "postgres", mountPath: "/var/lib/pgsql/data", subPath: "data" }],
             },
