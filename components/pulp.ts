@@ -734,10 +734,15 @@ export class Pulp extends pulumi.ComponentResource {
             contentPort: decision.backends.content.port,
             contentPathPrefix: config.contentPathPrefix,
           },
-          // nginx resolves its upstream names once, at start: an unknown name is fatal.
+          // nginx resolves its upstream names once, at start: an unknown name is fatal. With the content
+          // cache, pulp-web rolls only once content is back: its pods keep the copies a stop-the-world
+          // serves from, and a new pod starts with none.
           after: [
             this.migration.job,
             ...(["api", "content"] as const).flatMap((p) => this.workloads[p]?.service ?? []),
+            ...(config.web.contentCache.enabled && this.workloads.content
+              ? [this.workloads.content.rolledOut]
+              : []),
           ],
           podDefaults: everyPod,
         },

@@ -46,6 +46,17 @@ export const SMALL_DIR = "16Mi";
 /** The restore Job: GNU sort spills a listing of every artifact (~100 bytes each) into /tmp. */
 export const RESTORE: EphemeralSize = { request: DEFAULT_REQUEST, limit: "1Gi" };
 
+/** Answers nginx may be writing into the content cache beyond its max_size before its manager trims it. */
+const CACHE_WRITES_IN_FLIGHT = 4;
+
+/**
+ * The sizeLimit of pulp-web's content cache emptyDir (nginx.ts): what nginx keeps (max_size) and a few
+ * answers being written; 0 with the cache off.
+ */
+export function contentCacheVolumeBytes(cache: ParsedConfig["web"]["contentCache"]): number {
+  return cache.enabled ? bytes(cache.size) + CACHE_WRITES_IN_FLIGHT * bytes(cache.maxEntrySize) : 0;
+}
+
 /** Bytes as a quantity: whole Gi, Mi or Ki where they divide it. */
 export function toQuantity(bytes: number): string {
   const whole = Math.floor(bytes);
@@ -105,8 +116,11 @@ export function ephemeralDefaults(config: ParsedConfig): Record<Sized, Ephemeral
     // It runs `handle-artifact-checksums`, which reads artifacts through the working directory.
     migration: { ...pulp, request: DEFAULT_REQUEST },
     // One request body of the largest size nginx accepts, and 1Gi: a response nginx buffers to a temp
-    // file (proxy_max_temp_file_size, 1024m by default), logs.
-    web: { request: DEFAULT_REQUEST, limit: toQuantity(body + GI) },
+    // file (proxy_max_temp_file_size, 1024m by default), logs; and the content cache.
+    web: {
+      request: DEFAULT_REQUEST,
+      limit: toQuantity(body + GI + contentCacheVolumeBytes(config.web.contentCache)),
+    },
     // A cache only (redis.ts: no RDB, no AOF): logs.
     redis: plain,
     // pg_dump writes into the backup volume; GNU sort spills artifact listings into /tmp.
@@ -185,16 +199,34 @@ export function ephemeralStorageProblems(
       continue;
     }
     const body = nginxSize(config.web.clientMaxBodySize);
-    if (userLimit !== undefined && c === "web" && body > 0 && bytes(userLimit) < body + MINIMUM_OWN) {
+    const cache = contentCacheVolumeBytes(config.web.contentCache);
+    if (
+      userLimit !== undefined &&
+      c === "web" &&
+      body + cache > 0 &&
+      bytes(userLimit) < body + MINIMUM_OWN + cache
+    ) {
+      const holds = [
+        ...(body > 0 ? [`one request body of web.clientMaxBodySize (${config.web.clientMaxBodySize})`] : []),
+        ...(cache > 0
+          ? [`the content cache (${toQuantity(cache)}: web.contentCache.size and answers being written)`]
+          : []),
+      ];
+      const why = [
+        ...(body > 0 ? ["nginx writes each upload whole to /tmp before passing it to Pulp"] : []),
+        ...(cache > 0 ? ["the cache's emptyDir counts against the pod"] : []),
+      ];
       problems.push({
         key: limitKey,
         given: valueAt(raw, limitPath(c)),
         message:
-          `${userLimit} cannot hold one request body of web.clientMaxBodySize (${config.web.clientMaxBodySize}) and ` +
-          `${toQuantity(MINIMUM_OWN)} for logs: nginx writes each upload whole to /tmp before passing it to Pulp, ` +
-          `and the kubelet would evict the pod during a large one. Without the key the program sets ${defaults.web.limit}`,
+          `${userLimit} cannot hold ${[...holds, `${toQuantity(MINIMUM_OWN)} for logs`].join(", ")}: ${why.join("; ")}, ` +
+          `and the kubelet would evict the pod once it is full. Without the key the program sets ${defaults.web.limit}`,
         fix: setCommand(limitKey, defaults.web.limit),
-        alternatives: [removeCommand(limitKey)],
+        alternatives: [
+          removeCommand(limitKey),
+          ...(cache > 0 ? [setCommand("pulp:web.contentCache.enabled", false)] : []),
+        ],
       });
       continue;
     }

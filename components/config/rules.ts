@@ -448,6 +448,16 @@ export function checkRules(
       removeCommand("pulp:web.service"),
     );
   }
+  // The content cache keeps answers up to maxEntrySize: one above the whole cache would never be kept.
+  const cache = config.web.contentCache;
+  if (cache.enabled && (parseQuantity(cache.maxEntrySize) ?? 0) > (parseQuantity(cache.size) ?? 0)) {
+    add(
+      ["web", "contentCache", "maxEntrySize"],
+      `is larger than the whole cache (web.contentCache.size is ${cache.size}): such an answer would never be kept`,
+      setCommand("pulp:web.contentCache.maxEntrySize", cache.size),
+      setCommand("pulp:web.contentCache.size", cache.maxEntrySize),
+    );
+  }
   const service = webService(config.web);
   if (service.nodePort !== undefined && service.type === "ClusterIP") {
     add(

@@ -514,6 +514,28 @@ export function webService(web: { service?: WebService }): WebService {
   return web.service ?? WEB_SERVICE_DEFAULTS;
 }
 
+/**
+ * pulp-web's copy of content answers, served only while no content app can answer (a stop-the-world
+ * upgrade): small public files that clients fetched before (nginx.ts says which are kept).
+ */
+const contentCacheSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    /** What each pulp-web pod keeps at most, on its node's disk (an emptyDir). */
+    size: size.default("1Gi"),
+    /** The largest answer kept: repository metadata and most packages; layers and images pass uncached. */
+    maxEntrySize: size.default("32Mi"),
+    /** Request headers a content guard of yours reads (HeaderContentGuard, a remote-user header). */
+    privateHeaders: z
+      .array(
+        z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]*$/, {
+          error: 'must be an HTTP header name such as "X-Pulp-Entitlement"',
+        }),
+      )
+      .default([]),
+  })
+  .prefault({});
+
 const webSchema = z
   .strictObject({
     enabled: z.boolean().default(false),
@@ -521,7 +543,7 @@ const webSchema = z
     replicas: wholeNumber(0, 1000).default(2),
     autoscaling: emptyIsUnset(cpuAutoscalingSchema.optional()),
     resources: resourcesSchema.default({
-      // The limit: web.clientMaxBodySize and 1Gi (ephemeral.ts ephemeralDefaults).
+      // The limit: web.clientMaxBodySize, 1Gi and the content cache (ephemeral.ts ephemeralDefaults).
       requests: { cpu: "50m", memory: "64Mi", "ephemeral-storage": DEFAULT_REQUEST },
       limits: { memory: "256Mi", "ephemeral-storage": "11Gi" },
     }),
@@ -532,6 +554,7 @@ const webSchema = z
       .default("10g"),
     /** Also listen on IPv6; turn off where the nodes' kernels have IPv6 disabled (nginx would not start). */
     listenIPv6: z.boolean().default(true),
+    contentCache: contentCacheSchema,
     podDisruptionBudget: disruptionBudget.default({ maxUnavailable: 1 }),
     probes,
     topologySpread: z.boolean().default(true),

@@ -1,5 +1,6 @@
 // nginx.conf for pulp-web: content under the content prefix (and the registry's blob and manifest
-// redirects) to pulp-content, everything else to pulp-api.
+// redirects) to pulp-content, everything else to pulp-api. With the content cache, a copy of each small
+// public content answer, served only when the content app cannot answer (a stop-the-world upgrade).
 
 export const WEB_PORT = 8080;
 
@@ -12,6 +13,63 @@ export interface NginxInput {
   clientMaxBodySize: string;
   /** `listen [::]` fails to start nginx where the kernel has IPv6 disabled. */
   listenIPv6: boolean;
+  /** Unset: no cache, content answers only from the content app. */
+  contentCache?: ContentCacheInput;
+}
+
+export interface ContentCacheInput {
+  /** What nginx keeps at most (its max_size), in bytes. */
+  maxBytes: number;
+  /** The largest answer it keeps, in bytes (by Content-Length: an answer without one is not kept). */
+  maxEntryBytes: number;
+  /** Request headers beside the built-in ones that make an answer private (a header content guard's). */
+  privateHeaders: string[];
+}
+
+/** Where pulp-web keeps the content cache: an emptyDir of its own (pulpWeb.ts). */
+export const CONTENT_CACHE_DIR = "/var/cache/pulp-content";
+/** Seconds a client is asked to wait when pulp-web has nothing behind it to answer. */
+export const RETRY_AFTER_SECONDS = 30;
+/** Marks an answer that came from the cache, with nginx's cache status (HIT, or STALE past its max-age). */
+export const CACHE_HEADER = "X-Pulp-Web-Cache";
+
+/**
+ * Requests whose answers are never kept: with credentials (Basic auth and the RBAC guard, a session, a
+ * client certificate from a TLS proxy, pulp_certguard's header), a signed URL (the redirect guard), and
+ * ranges or conditions (nginx would ask the content app for the whole file instead). A kept answer went to
+ * a client without any of them, so it is served to no one who could not have had it.
+ */
+const NEVER_KEPT = [
+  "authorization",
+  "cookie",
+  "x-client-cert",
+  "range",
+  "if-range",
+  "if-none-match",
+  "if-modified-since",
+  "if-match",
+  "if-unmodified-since",
+];
+
+/** nginx's variable for a request header: `X-Foo-Bar` is `$http_x_foo_bar`. */
+const headerVariable = (header: string) => `$http_${header.toLowerCase().replace(/-/g, "_")}`;
+
+/**
+ * A regular expression that matches the decimal numbers from 0 to `n` and no others: nginx compares
+ * Content-Length only as text.
+ */
+export function atMostPattern(n: number): string {
+  const digits = String(Math.floor(n));
+  const alternatives = digits.length > 1 ? [`[0-9]{1,${digits.length - 1}}`] : [];
+  for (let i = 0; i < digits.length; i++) {
+    const digit = Number(digits[i]);
+    const rest = digits.length - i - 1;
+    if (digit > 0) {
+      alternatives.push(`${digits.slice(0, i)}[0-${digit - 1}]${rest > 0 ? `[0-9]{${rest}}` : ""}`);
+    }
+  }
+  alternatives.push(digits);
+  return `^(${alternatives.join("|")})$`;
 }
 
 /** pulp_container redirects registry blob and manifest GETs here; pulp-content serves them. */
@@ -32,7 +90,60 @@ const upstream = (name: string, host: string, port: number) =>
     "    }",
   ].join("\n");
 
+/** The http-level part of the content cache: where it lives, and which answers it keeps. */
+function cacheHttp(cache: ContentCacheInput): string {
+  const never = [...NEVER_KEPT, ...cache.privateHeaders.map((h) => h.toLowerCase())].map(headerVariable);
+  return `
+    # The content cache: an answer unused for 30 days is dropped, and the least used past max_size. Kept
+    # only for a GET with none of these headers and no signed-URL token, and an answer with a length.
+    proxy_cache_path ${CONTENT_CACHE_DIR} levels=1:2 keys_zone=pulp_content:10m max_size=${cache.maxBytes} inactive=30d use_temp_path=off;
+    map "$request_method${never.join("")}$arg_validate_token" $pulp_content_cache {
+        GET pulp_content;
+        default off;
+    }
+    map $upstream_http_content_length $pulp_content_too_big {
+        "~${atMostPattern(cache.maxEntryBytes)}" "";
+        default 1;
+    }
+`;
+}
+
+/**
+ * A content location. With the cache, every request still goes to the content app (proxy_cache_bypass),
+ * and its answer refreshes the copy; only when no content app can be reached (nginx's own 502 or 504, not
+ * one the app sent: proxy_intercept_errors stays off) does the request go on to the copy. The copy is
+ * keyed without the method, so a HEAD is answered from a GET's; recursive_error_pages is read here, in the
+ * first location, and lets the copy's own miss become @unavailable's 503.
+ */
+function contentLocation(path: string, cache: ContentCacheInput | undefined): string {
+  if (!cache) return `        location ${path} {\n            proxy_pass http://pulp-content;\n        }`;
+  return `        location ${path} {
+            proxy_pass http://pulp-content;
+            proxy_cache $pulp_content_cache;
+            proxy_cache_key $http_host$request_uri;
+            proxy_cache_convert_head off;
+            proxy_cache_bypass 1;
+            proxy_no_cache $pulp_content_too_big;
+            proxy_cache_valid 200 30d;
+            recursive_error_pages on;
+            error_page 502 504 = @content_copy;
+        }`;
+}
+
+/** Where a content request goes when no content app answered: the copy, else 503. Stores nothing. */
+const CONTENT_COPY = `        location @content_copy {
+            proxy_pass http://pulp-content;
+            proxy_cache pulp_content;
+            proxy_cache_key $http_host$request_uri;
+            proxy_cache_convert_head off;
+            proxy_cache_use_stale error timeout;
+            proxy_no_cache 1;
+            add_header ${CACHE_HEADER} $upstream_cache_status always;
+            error_page 502 504 = @unavailable;
+        }`;
+
 export function renderNginxConf(input: NginxInput): string {
+  const cache = input.contentCache;
   return `# Rendered by the pulp Pulumi program. Do not edit: run \`pulumi up\`.
 worker_processes 1;
 pid /tmp/nginx.pid;
@@ -65,7 +176,7 @@ ${upstream("pulp-content", input.contentHost, input.contentPort)}
     proxy_next_upstream error timeout;
     proxy_next_upstream_tries ${UPSTREAM_TRIES};
     proxy_next_upstream_timeout 30s;
-
+${cache ? cacheHttp(cache) : ""}
     server {
         listen ${WEB_PORT} default_server;${input.listenIPv6 ? `\n        listen [::]:${WEB_PORT} default_server;` : ""}
         server_name _;
@@ -79,12 +190,8 @@ ${upstream("pulp-content", input.contentHost, input.contentPort)}
             access_log off;
             return 200 "ok\\n";
         }
-        location ${input.contentPathPrefix} {
-            proxy_pass http://pulp-content;
-        }
-        location ${CONTAINER_CONTENT_PREFIX} {
-            proxy_pass http://pulp-content;
-        }
+${contentLocation(input.contentPathPrefix, cache)}
+${contentLocation(CONTAINER_CONTENT_PREFIX, cache)}${cache ? `\n${CONTENT_COPY}` : ""}
         # Registry pushes send layers of any size (pulp_container's own snippet sets no limit here).
         location /v2/ {
             client_max_body_size 0;
@@ -92,6 +199,13 @@ ${upstream("pulp-content", input.contentHost, input.contentPort)}
         }
         location / {
             proxy_pass http://pulp-api;
+        }
+        # No pod behind pulp-web could be reached (a stop-the-world upgrade, or every pod gone): say so
+        # honestly, and when to try again. An answer Pulp itself sent passes unchanged.
+        error_page 502 504 = @unavailable;
+        location @unavailable {
+            add_header Retry-After ${RETRY_AFTER_SECONDS} always;
+            return 503 "Pulp is not answering at the moment (an upgrade may be under way); try again in ${RETRY_AFTER_SECONDS} s.\\n";
         }
     }
 }

@@ -1,6 +1,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { scratchSize, SMALL_DIR } from "../config/ephemeral";
+import { contentCacheVolumeBytes, scratchSize, SMALL_DIR, toQuantity } from "../config/ephemeral";
+import { parseQuantity } from "../config/formats";
 import { PulpConfig } from "../config/parse";
 import { webService } from "../config/schema";
 import { contentHash } from "../common/hash";
@@ -8,13 +9,13 @@ import { fixedName, Identity, labels } from "../common/labels";
 import { PodSpecOverrides } from "../common/merge";
 import { PodDefaults } from "../workload/podSecurity";
 import { Workload, WorkloadArgs } from "../workload/workload";
-import { renderNginxConf, NginxInput, WEB_PORT } from "./nginx";
+import { CONTENT_CACHE_DIR, ContentCacheInput, renderNginxConf, NginxInput, WEB_PORT } from "./nginx";
 
 export interface PulpWebArgs {
   namespace: pulumi.Input<string>;
   identity: Identity;
   web: PulpConfig["web"];
-  upstreams: Omit<NginxInput, "clientMaxBodySize" | "listenIPv6">;
+  upstreams: Omit<NginxInput, "clientMaxBodySize" | "listenIPv6" | "contentCache">;
   after?: pulumi.Resource[];
   podDefaults?: PodDefaults;
   /** Sized by a HorizontalPodAutoscaler (pulp:web.autoscaling; decide.ts). */
@@ -29,10 +30,20 @@ export class PulpWeb extends pulumi.ComponentResource {
 
   constructor(name: string, args: PulpWebArgs, opts?: pulumi.ComponentResourceOptions) {
     super("pulp:web:PulpWeb", name, {}, opts);
+    const cache = args.web.contentCache;
+    const contentCache: ContentCacheInput | undefined = cache.enabled
+      ? {
+          maxBytes: parseQuantity(cache.size) ?? 0,
+          maxEntryBytes: parseQuantity(cache.maxEntrySize) ?? 0,
+          privateHeaders: cache.privateHeaders,
+        }
+      : undefined;
+    const cacheVolume = toQuantity(contentCacheVolumeBytes(cache));
     const conf = renderNginxConf({
       ...args.upstreams,
       clientMaxBodySize: args.web.clientMaxBodySize,
       listenIPv6: args.web.listenIPv6,
+      contentCache,
     });
     const hash = contentHash(conf);
     const configMap = new k8s.core.v1.ConfigMap(
@@ -86,6 +97,7 @@ export class PulpWeb extends pulumi.ComponentResource {
                 { name: "conf", mountPath: "/etc/nginx/nginx.conf", subPath: "nginx.conf", readOnly: true },
                 { name: "tmp", mountPath: "/tmp" },
                 { name: "cache", mountPath: "/var/cache/nginx" },
+                ...(contentCache ? [{ name: "content-cache", mountPath: CONTENT_CACHE_DIR }] : []),
               ],
             },
           ],
@@ -94,10 +106,17 @@ export class PulpWeb extends pulumi.ComponentResource {
             // Request bodies and buffered responses (nginx.ts temp paths): what the limit leaves beside logs.
             {
               name: "tmp",
-              emptyDir: { sizeLimit: scratchSize(args.web.resources.limits["ephemeral-storage"]) },
+              emptyDir: {
+                sizeLimit: scratchSize(
+                  args.web.resources.limits["ephemeral-storage"],
+                  contentCache ? cacheVolume : undefined,
+                ),
+              },
             },
             // The image's compiled-in temp directories, which the config moves to /tmp: left empty.
             { name: "cache", emptyDir: { sizeLimit: SMALL_DIR } },
+            // Lost with the pod: each pod fills its own from what it serves.
+            ...(contentCache ? [{ name: "content-cache", emptyDir: { sizeLimit: cacheVolume } }] : []),
           ],
         },
       },

@@ -12,6 +12,7 @@ import * as crypto from "crypto";
 import * as fs from "fs";
 import * as http from "http";
 import * as path from "path";
+import { CACHE_HEADER } from "../../components/web/nginx";
 import { LoadRecord, parseRecords } from "./loadReport";
 
 export interface LoadTarget {
@@ -32,6 +33,7 @@ const TASK_TIMEOUT_MS = 120_000;
 interface Answer {
   status: number;
   body: Buffer;
+  headers: http.IncomingHttpHeaders;
 }
 
 function request(
@@ -44,7 +46,9 @@ function request(
     const req = http.request(url, { method, headers, agent: false, timeout: TIMEOUT_MS }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), headers: res.headers }),
+      );
       res.on("error", reject);
     });
     req.on("timeout", () => req.destroy(new Error(`no answer in ${TIMEOUT_MS} ms`)));
@@ -73,7 +77,16 @@ async function main() {
     try {
       const answer = await send();
       const error = check(answer);
-      record({ t, kind, ms: Date.now() - t, ok: !error, ...(error ? { error } : {}) });
+      // pulp-web's content cache marks what it answered from a copy (components/web/nginx.ts).
+      const cached = answer.headers[CACHE_HEADER.toLowerCase()] !== undefined;
+      record({
+        t,
+        kind,
+        ms: Date.now() - t,
+        ok: !error,
+        ...(error ? { error } : {}),
+        ...(cached ? { cached } : {}),
+      });
       return error ? undefined : answer;
     } catch (e) {
       record({ t, kind, ms: Date.now() - t, ok: false, error: (e as Error).message });
@@ -81,7 +94,10 @@ async function main() {
     }
   }
   const expect = (status: number) => (a: Answer) =>
-    a.status === status ? undefined : `HTTP ${a.status}: ${a.body.toString("utf8").slice(0, 200)}`;
+    a.status === status
+      ? undefined
+      : `HTTP ${a.status}${a.headers["retry-after"] ? ` (Retry-After ${a.headers["retry-after"]})` : ""}: ` +
+        a.body.toString("utf8").slice(0, 200);
 
   async function statusClient() {
     while (running) {

@@ -10,6 +10,8 @@ export interface LoadRecord {
   ok: boolean;
   /** Why it failed: the HTTP status, the error, or the task's state. */
   error?: string;
+  /** Answered by pulp-web from its content cache, not by Pulp. */
+  cached?: boolean;
 }
 
 export interface PhaseReport {
@@ -21,6 +23,8 @@ export interface PhaseReport {
   /** Upload tasks that started in the phase, and the longest from upload to the task's end. */
   tasks: number;
   taskMaxMs: number;
+  /** Answers pulp-web gave from its content cache. */
+  cached: number;
   /** The first few failures, enough to say what went wrong. */
   failures: LoadRecord[];
 }
@@ -56,6 +60,7 @@ export function loadReport(
       p99Ms: percentile(latencies, 99),
       tasks: tasks.length,
       taskMaxMs: Math.max(0, ...tasks.map((r) => r.ms)),
+      cached: requests.filter((r) => r.cached).length,
       failures: failures.slice(0, 5),
     };
   }
@@ -104,5 +109,6 @@ export function reportLines(prefix: string, report: Record<string, PhaseReport>)
     `${prefix}${phase}_p99_ms ${r.p99Ms}`,
     `${prefix}${phase}_tasks ${r.tasks}`,
     `${prefix}${phase}_task_max_ms ${r.taskMaxMs}`,
+    `${prefix}${phase}_cached ${r.cached}`,
   ]);
 }

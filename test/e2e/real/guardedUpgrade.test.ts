@@ -2,7 +2,8 @@
 // RequireVersion("core", "3.87"): `migrate` refuses while a process older than 3.87 heartbeats. From
 // pulpcore's 3.85 line (3.85.34) to 3.89.2, first by hand (the new release's migration while the old one
 // runs: refused), then as planned: stop-the-world, under client traffic from the load generator through the
-// pulp-web Service's ClusterIP. 3.89.2 also lacks pulpcore's own stale-AppStatus cleanup, so the
+// pulp-web Service's ClusterIP, whose content cache keeps downloads of what clients fetched before going
+// through the stop. 3.89.2 also lacks pulpcore's own stale-AppStatus cleanup, so the
 // migration Job runs the program's (components/migration/migrationJob.ts) for the first time on real Pulp.
 import * as fs from "fs";
 import * as path from "path";
@@ -152,7 +153,12 @@ test(`the planned stop-the-world ${FROM} -> ${TO}: the preview names the guard, 
         Date.parse(p.status.conditions.find((c: { type: string }) => c.type === "Ready").lastTransitionTime),
       ),
   );
-  const outage = longestWithoutSuccess(records, during[0], during[1] + 30_000);
+  // The API's outage: downloads go on from pulp-web's content cache, so it is measured on the API's requests.
+  const outage = longestWithoutSuccess(
+    records.filter((r) => r.kind !== "content"),
+    during[0],
+    during[1] + 30_000,
+  );
   const parts = {
     stoppingMs: Date.parse(lastPodGoneAt) - outage.from,
     ttlMs: Date.parse(heartbeatsExpiredAt) - Date.parse(lastPodGoneAt),
@@ -174,6 +180,35 @@ test(`the planned stop-the-world ${FROM} -> ${TO}: the preview names the guard, 
   // served again within a few seconds of the first new pod being ready.
   expect(outage.ms).toBeGreaterThanOrEqual(parts.ttlMs);
   expect(outage.ms).toBeLessThanOrEqual(bound + 10_000);
+  // Content through the stop: every download of the file the clients fetched before was answered, from
+  // pulp-web's copy only while the API was out (never before the step or after it, when a content app
+  // answers); every API request that failed was pulp-web's honest 503 with when to retry, not a 502.
+  const content = records.filter((r) => r.kind === "content");
+  const inOutage = (r: { t: number }) => r.t >= outage.from - 15_000 && r.t < outage.to;
+  const apiFailures = records.filter((r) => !r.ok && r.kind !== "content" && r.kind !== "task");
+  const contentDuring = content.filter(inOutage);
+  process.stdout.write(
+    `stop-the-world content: ${contentDuring.filter((r) => r.ok).length} of ${contentDuring.length} downloads ` +
+      `served in the outage, ${contentDuring.filter((r) => r.cached).length} from pulp-web's copy; ` +
+      `API failures ${apiFailures.length}: ${JSON.stringify([...new Set(apiFailures.map((r) => r.error?.slice(0, 40)))])}\n`,
+  );
+  expect({
+    contentFailed: content.filter((r) => !r.ok).map((r) => r.error),
+    cachedOutsideOutage: content.filter((r) => r.cached && !inOutage(r)).length,
+    cachedInOutage: contentDuring.some((r) => r.cached),
+    cachedBefore: report.before.cached,
+    cachedAfter: report.after.cached,
+    apiFailuresNot503: apiFailures
+      .filter((r) => !/^HTTP 503 \(Retry-After 30\)/.test(r.error ?? ""))
+      .slice(0, 5),
+  }).toEqual({
+    contentFailed: [],
+    cachedOutsideOutage: 0,
+    cachedInOutage: true,
+    cachedBefore: 0,
+    cachedAfter: 0,
+    apiFailuresNot503: [],
+  });
   // Before the stop and after the start, no request failed. What the tasks and workers were doing is kept
   // beside the load records, for a task that did not finish.
   fs.writeFileSync(

@@ -267,13 +267,14 @@ test("an ephemeral-storage request above the limit is refused, whether the limit
 });
 
 test("web's limit holds one request body of clientMaxBodySize (nginx buffers it in /tmp); a smaller one is refused", () => {
+  const noCache = { contentCache: { enabled: false } };
   const web = (w: Record<string, unknown>) =>
-    parseConfig({ ...MINIMAL, web: { enabled: true, ...w } }).web.resources;
+    parseConfig({ ...MINIMAL, web: { enabled: true, ...noCache, ...w } }).web.resources;
   expect(web({}).limits["ephemeral-storage"]).toBe("11Gi");
   expect(web({ clientMaxBodySize: "512m" }).limits["ephemeral-storage"]).toBe("1536Mi");
   // No limit on bodies: room for one of 10Gi.
   expect(web({ clientMaxBodySize: "0" }).limits["ephemeral-storage"]).toBe("11Gi");
-  const small = { enabled: true, resources: { limits: { "ephemeral-storage": "2Gi" } } };
+  const small = { enabled: true, ...noCache, resources: { limits: { "ephemeral-storage": "2Gi" } } };
   expect(problems({ ...MINIMAL, web: small }).map((p) => [p.key, p.fix])).toEqual([
     [
       "pulp:web.resources.limits.ephemeral-storage",
@@ -281,6 +282,41 @@ test("web's limit holds one request body of clientMaxBodySize (nginx buffers it 
     ],
   ]);
   expect(problems({ ...MINIMAL, web: { ...small, clientMaxBodySize: "1g" } })).toEqual([]);
+});
+
+test("web's limit also holds the content cache (its size and four answers being written); a smaller one is refused", () => {
+  const web = (w: Record<string, unknown>) =>
+    parseConfig({ ...MINIMAL, web: { enabled: true, clientMaxBodySize: "1g", ...w } }).web.resources;
+  // 1g body + 1Gi + (1Gi cache + 4 x 32Mi answers).
+  expect(web({}).limits["ephemeral-storage"]).toBe("3200Mi");
+  expect(web({ contentCache: { size: "4Gi", maxEntrySize: "64Mi" } }).limits["ephemeral-storage"]).toBe(
+    "6400Mi",
+  );
+  expect(web({ contentCache: { enabled: false } }).limits["ephemeral-storage"]).toBe("2Gi");
+  const set = (limit: string, w: Record<string, unknown> = {}) =>
+    problems({
+      ...MINIMAL,
+      web: {
+        enabled: true,
+        clientMaxBodySize: "1g",
+        resources: { limits: { "ephemeral-storage": limit } },
+        ...w,
+      },
+    });
+  const [problem] = set("2Gi");
+  expect(problem.key).toBe("pulp:web.resources.limits.ephemeral-storage");
+  expect(problem.message).toMatch(
+    /the content cache \(1152Mi: web\.contentCache\.size and answers being written\)/,
+  );
+  expect(problem.fix).toBe("pulumi config set --path 'pulp:web.resources.limits.ephemeral-storage' 3200Mi");
+  expect(problem.alternatives).toContain("pulumi config set --path 'pulp:web.contentCache.enabled' false");
+  expect(set("3200Mi")).toEqual([]);
+  expect(set("2Gi", { contentCache: { enabled: false } })).toEqual([]);
+  // Unbounded bodies: the limit is checked against the cache alone.
+  expect(set("1Gi", { clientMaxBodySize: "0" }).map((p) => p.key)).toEqual([
+    "pulp:web.resources.limits.ephemeral-storage",
+  ]);
+  expect(set("2Gi", { clientMaxBodySize: "0" })).toEqual([]);
 });
 
 test("resources set without ephemeral-storage still get it (the dev stack sets cpu and memory only)", () => {

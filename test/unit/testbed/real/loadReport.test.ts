@@ -55,7 +55,15 @@ test("report lines carry the prefix and one figure each", () => {
     "rolling_during_p99_ms 10",
     "rolling_during_tasks 0",
     "rolling_during_task_max_ms 0",
+    "rolling_during_cached 0",
   ]);
+});
+
+test("answers from pulp-web's content cache are counted per phase, and succeed like any other", () => {
+  const records = [at(1, 10, true, "content"), { ...at(2, 3, true, "content"), cached: true }, at(12, 5)];
+  const report = loadReport(records, { before: [0, 10], after: [10, 20] });
+  expect(report.before).toMatchObject({ requests: 2, failed: 0, cached: 1 });
+  expect(report.after).toMatchObject({ requests: 1, cached: 0 });
 });
 
 test("the longest time without a success runs from one success's end to the next, failures and tasks aside", () => {
