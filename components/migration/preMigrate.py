@@ -13,7 +13,9 @@ the password from the Job's env.
    certguard, a plugin) with an applied migration numbered above the newest the image ships. Such a
    database reaches this Job when the release it records is not the one it runs (a takeover of pulp-operator's
    install planned from its image's tag, a history recorded by hand); `migrate` would pass it over silently.
-4. Looks for INVALID indexes (pg_index.indisvalid = false), which an interrupted CREATE INDEX CONCURRENTLY
+4. Refuses a database whose encrypted fields (remote credentials) the install's key cannot read: another
+   install wrote them (a database taken over without its key), and every sync would fail on them.
+5. Looks for INVALID indexes (pg_index.indisvalid = false), which an interrupted CREATE INDEX CONCURRENTLY
    leaves behind and which make the migration that builds them fail on every retry ("already exists").
    Those a known non-atomic migration builds are dropped while that migration is not recorded as applied;
    any other stops the Job, naming the statement to run.
@@ -52,11 +54,15 @@ def password(env):
     return given[len("@str "):] if given.startswith("@str ") else given
 
 
-def connection_args(settings_path, env):
+def read_settings(settings_path):
     values = {}
     with open(settings_path) as f:
         exec(compile(f.read(), settings_path, "exec"), values)
-    db = values["DATABASES"]["default"]
+    return values
+
+
+def connection_args(settings_path, env):
+    db = read_settings(settings_path)["DATABASES"]["default"]
     args = {
         "host": db.get("HOST"),
         "port": db.get("PORT"),
@@ -151,6 +157,31 @@ def newer_than_image(cur):
     return problems
 
 
+# Remote credentials, pulpcore's EncryptedTextFields (app/models/repository.py Remote): Fernet tokens.
+ENCRYPTED_REMOTE_FIELDS = ("password", "username", "client_key", "proxy_password", "proxy_username")
+
+
+def unreadable_fields(cur, key_path):
+    """Whether the newest encrypted remote credential cannot be read with any key of the key file."""
+    cur.execute("SELECT to_regclass('core_remote') IS NOT NULL")
+    if not cur.fetchone()[0]:
+        return False
+    value = "COALESCE(" + ", ".join(ENCRYPTED_REMOTE_FIELDS) + ")"
+    cur.execute(f"SELECT {value} FROM core_remote WHERE {value} IS NOT NULL ORDER BY pulp_created DESC LIMIT 1")
+    row = cur.fetchone()
+    if not row:
+        return False
+    from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+
+    with open(key_path, "rb") as f:  # one key a line, the first encrypts (pulpcore app/models/fields.py)
+        keys = [Fernet(k.strip()) for k in f if k.strip() and not k.startswith(b"#")]
+    try:
+        MultiFernet(keys).decrypt(row[0].encode())
+        return False
+    except InvalidToken:
+        return True
+
+
 def quoted(*names):
     return ".".join('"' + n.replace('"', '""') + '"' for n in names)
 
@@ -186,6 +217,16 @@ def main(argv, env):
               "backup taken before that release, then `pulumi up` again:", file=sys.stderr)
         for p in newer:
             print("  " + p, file=sys.stderr)
+        return 1
+    key_path = read_settings(argv[1]).get("DB_ENCRYPTION_KEY")
+    if key_path and unreadable_fields(cur, key_path):
+        print("The database's encrypted fields (remote credentials) cannot be read with this install's key "
+              "(pulp:dbFieldsEncryptionKey): another install wrote them, and Pulp would fail on every remote "
+              "and sync that reads them. Nothing was migrated. Set the key of the install that wrote them, "
+              "from its file database_fields.symmetric.key (pulp-operator keeps it in the Secret "
+              "<name>-db-fields-encryption), then `pulumi up` again:", file=sys.stderr)
+        print("  pulumi config set --secret pulp:dbFieldsEncryptionKey < database_fields.symmetric.key",
+              file=sys.stderr)
         return 1
     if "--clear-stale-appstatus" in argv:
         clear_stale_appstatus(cur)

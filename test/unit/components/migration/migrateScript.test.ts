@@ -107,9 +107,10 @@ describe("preMigrate.py with a stand-in psycopg", () => {
     state: object,
     flags: string[] = [],
     password: Record<string, string> = { SECRET_DATABASES__default__PASSWORD: "db-pass" },
+    settings = path.join(dir, "settings.py"),
   ) => {
     fs.writeFileSync(path.join(dir, "state.json"), JSON.stringify(state));
-    const r = spawnSync("python3", ["-", path.join(dir, "settings.py"), ...flags], {
+    const r = spawnSync("python3", ["-", settings, ...flags], {
       input: PRE_MIGRATE_SCRIPT,
       encoding: "utf8",
       env: {
@@ -170,6 +171,59 @@ describe("preMigrate.py with a stand-in psycopg", () => {
     });
     expect(status).toBe(0);
     expect(out).toContain('SQL: DROP INDEX CONCURRENTLY IF EXISTS "public"."pulp_labels_gin_index"');
+  });
+
+  describe("the database's encrypted fields and the install's key", () => {
+    /** A Fernet key and a remote password encrypted with it, by the cryptography library Pulp uses. */
+    const fernet = (key?: string) =>
+      JSON.parse(execFileSync("python3", ["-c", FERNET_PAIR, key ?? ""], { encoding: "utf8" })) as {
+        key: string;
+        token: string;
+      };
+    const FERNET_PAIR = [
+      "import json, sys",
+      "from cryptography.fernet import Fernet",
+      "key = sys.argv[1].encode() or Fernet.generate_key()",
+      "print(json.dumps({'key': key.decode(), 'token': Fernet(key).encrypt(b'remote-pass').decode()}))",
+    ].join("\n");
+    /** The program's settings with DB_ENCRYPTION_KEY at a file holding `keys`, one a line. */
+    const withKeys = (keys: string[]) => {
+      fs.writeFileSync(path.join(dir, "fields.key"), keys.map((k) => `${k}\n`).join(""));
+      const settings = path.join(dir, "settings-keys.py");
+      fs.writeFileSync(
+        settings,
+        `${fs.readFileSync(path.join(dir, "settings.py"), "utf8")}\nDB_ENCRYPTION_KEY = ${JSON.stringify(path.join(dir, "fields.key"))}\n`,
+      );
+      return settings;
+    };
+    const runWith = (settings: string, state: object, flags: string[] = []) =>
+      run(state, flags, undefined, settings);
+
+    test("a credential another install's key encrypted stops the Job before anything changes, naming the key to set", () => {
+      const theirs = fernet();
+      const ours = fernet();
+      const { out, err, status } = runWith(withKeys([ours.key]), { appstatus: true, remote: theirs.token }, [
+        "--clear-stale-appstatus",
+      ]);
+      expect(status).toBe(1);
+      expect(err).toContain("cannot be read with this install's key (pulp:dbFieldsEncryptionKey)");
+      expect(err).toContain(
+        "pulumi config set --secret pulp:dbFieldsEncryptionKey < database_fields.symmetric.key",
+      );
+      expect(err).not.toContain(theirs.key);
+      expect(err).not.toContain(ours.key);
+      expect(out).not.toContain("DELETE");
+    });
+
+    test("readable with the key, or with an older key beside it (a rotation), or nothing encrypted: the Job goes on", () => {
+      const old = fernet();
+      const current = fernet();
+      expect(runWith(withKeys([current.key, old.key]), { remote: old.token }).status).toBe(0);
+      expect(runWith(withKeys([current.key]), { remote: fernet(current.key).token }).status).toBe(0);
+      expect(runWith(withKeys([current.key]), { remote: null }).status).toBe(0);
+      // An empty database: no core_remote yet.
+      expect(runWith(withKeys([current.key]), {}).status).toBe(0);
+    });
   });
 
   test("a database migrated by a newer release than the image stops the Job before anything changes", () => {
