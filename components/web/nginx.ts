@@ -82,6 +82,18 @@ export const CONTAINER_CONTENT_PREFIX = "/pulp/container/";
  * POST only when it was never sent, so nothing is done twice.
  */
 export const UPSTREAM_TRIES = 6;
+/**
+ * How long one connection to a pod may take. In the cluster one is made in well under a second, unless its
+ * SYN was dropped: 2 s covers the first retransmit (at 1 s).
+ */
+export const CONNECT_TIMEOUT_SECONDS = 2;
+/**
+ * How long nginx goes on trying other pods for one request. With every pod gone (a stop-the-world), each
+ * try waits for a reject the node rate-limits, so this bounds how long a client waits for the content
+ * cache's copy or the 503: measured on the real node, 6 to 10 s per request with 5 s connect timeouts and
+ * 30 s of tries, past many clients' timeouts.
+ */
+export const NEXT_UPSTREAM_SECONDS = 4;
 
 const upstream = (name: string, host: string, port: number) =>
   [
@@ -130,7 +142,10 @@ function contentLocation(path: string, cache: ContentCacheInput | undefined): st
         }`;
 }
 
-/** Where a content request goes when no content app answered: the copy, else 503. Stores nothing. */
+/**
+ * Where a content request goes when no content app answered: the copy, else 503. Stores nothing; a copy
+ * past its max-age, or none, gets one quick try of the content app (it may just have come back).
+ */
 const CONTENT_COPY = `        location @content_copy {
             proxy_pass http://pulp-content;
             proxy_cache pulp_content;
@@ -138,6 +153,8 @@ const CONTENT_COPY = `        location @content_copy {
             proxy_cache_convert_head off;
             proxy_cache_use_stale error timeout;
             proxy_no_cache 1;
+            proxy_next_upstream off;
+            proxy_connect_timeout 1s;
             add_header ${CACHE_HEADER} $upstream_cache_status always;
             error_page 502 504 = @unavailable;
         }`;
@@ -168,14 +185,15 @@ http {
     client_max_body_size ${input.clientMaxBodySize};
 
     # Each Service listed ${UPSTREAM_TRIES} times (max_fails=0: never marked down), so that a request a pod that
-    # just died refused goes to another pod; a connection in the cluster is made within 5 s or tried again,
-    # and no request is passed on after 30 s.
+    # just died refused goes to another pod. A Service without pods refuses only as fast as the node sends
+    # kube-proxy's ICMP rejects (Linux rate-limits them, about one a second to each pod): a connection is
+    # given ${CONNECT_TIMEOUT_SECONDS} s (one SYN retransmit), and after ${NEXT_UPSTREAM_SECONDS} s of tries the request gets pulp-web's own answer.
 ${upstream("pulp-api", input.apiHost, input.apiPort)}
 ${upstream("pulp-content", input.contentHost, input.contentPort)}
-    proxy_connect_timeout 5s;
+    proxy_connect_timeout ${CONNECT_TIMEOUT_SECONDS}s;
     proxy_next_upstream error timeout;
     proxy_next_upstream_tries ${UPSTREAM_TRIES};
-    proxy_next_upstream_timeout 30s;
+    proxy_next_upstream_timeout ${NEXT_UPSTREAM_SECONDS}s;
 ${cache ? cacheHttp(cache) : ""}
     server {
         listen ${WEB_PORT} default_server;${input.listenIPv6 ? `\n        listen [::]:${WEB_PORT} default_server;` : ""}

@@ -45,6 +45,8 @@ test("without the cache, content passes straight to the content app; no pod to r
   expect(location(conf, "@unavailable")).toMatch(/add_header Retry-After 30 always;\s+return 503 /);
   // An error Pulp itself sent is passed on as it is.
   expect(conf).not.toMatch(/proxy_intercept_errors on/);
+  // Bounded tries: with every pod gone each waits for a rate-limited reject; the client gets an answer.
+  expect(conf).toMatch(/proxy_connect_timeout 2s;[\s\S]*proxy_next_upstream_timeout 4s;/);
 });
 
 test("with the cache, every content request still goes to the content app; the copy answers only when none could", () => {
@@ -63,6 +65,8 @@ test("with the cache, every content request still goes to the content app; the c
   expect(copy).toMatch(/proxy_cache pulp_content;/);
   expect(copy).toMatch(/proxy_cache_use_stale error timeout;/); // not http_502: the app's own errors pass
   expect(copy).toMatch(/proxy_no_cache 1;/); // a request of any kind reaching the app here stores nothing
+  // A miss has waited out the tries once already: one quick try more, then the 503.
+  expect(copy).toMatch(/proxy_next_upstream off;\s+proxy_connect_timeout 1s;/);
   expect(copy).toMatch(/add_header X-Pulp-Web-Cache \$upstream_cache_status always;/);
   expect(copy).toMatch(/error_page 502 504 = @unavailable;/);
   // One key for storing and answering, so a copy made in one location is found in the other.
