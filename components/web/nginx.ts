@@ -83,17 +83,20 @@ export const CONTAINER_CONTENT_PREFIX = "/pulp/container/";
  */
 export const UPSTREAM_TRIES = 6;
 /**
- * How long one connection to a pod may take. In the cluster one is made in well under a second, unless its
- * SYN was dropped: 2 s covers the first retransmit (at 1 s).
+ * How long one connection to a pod may take, and how long nginx goes on trying other pods for one request:
+ * long enough to ride out a few seconds without a ready pod (every api pod restarting on a busy node; CI's
+ * restore test saw pulp-cli uploads get a 503 with a 4 s window).
  */
-export const CONNECT_TIMEOUT_SECONDS = 2;
+export const CONNECT_TIMEOUT_SECONDS = 5;
+export const NEXT_UPSTREAM_SECONDS = 30;
 /**
- * How long nginx goes on trying other pods for one request. With every pod gone (a stop-the-world), each
- * try waits for a reject the node rate-limits, so this bounds how long a client waits for the content
- * cache's copy or the 503: measured on the real node, 6 to 10 s per request with 5 s connect timeouts and
- * 30 s of tries, past many clients' timeouts.
+ * The same for content when the content cache can answer instead. With every pod gone (a stop-the-world)
+ * each try waits for a reject the node rate-limits (kube-proxy's ICMP, about one a second to each pod), so
+ * the long window kept clients waiting past their timeouts (measured on the real node: 6 to 10 s a request)
+ * for a copy pulp-web had all along. 2 s covers one SYN retransmit (at 1 s).
  */
-export const NEXT_UPSTREAM_SECONDS = 4;
+export const COPY_CONNECT_TIMEOUT_SECONDS = 2;
+export const COPY_NEXT_UPSTREAM_SECONDS = 4;
 
 const upstream = (name: string, host: string, port: number) =>
   [
@@ -137,6 +140,8 @@ function contentLocation(path: string, cache: ContentCacheInput | undefined): st
             proxy_cache_bypass 1;
             proxy_no_cache $pulp_content_too_big;
             proxy_cache_valid 200 30d;
+            proxy_connect_timeout ${COPY_CONNECT_TIMEOUT_SECONDS}s;
+            proxy_next_upstream_timeout ${COPY_NEXT_UPSTREAM_SECONDS}s;
             recursive_error_pages on;
             error_page 502 504 = @content_copy;
         }`;
@@ -185,9 +190,8 @@ http {
     client_max_body_size ${input.clientMaxBodySize};
 
     # Each Service listed ${UPSTREAM_TRIES} times (max_fails=0: never marked down), so that a request a pod that
-    # just died refused goes to another pod. A Service without pods refuses only as fast as the node sends
-    # kube-proxy's ICMP rejects (Linux rate-limits them, about one a second to each pod): a connection is
-    # given ${CONNECT_TIMEOUT_SECONDS} s (one SYN retransmit), and after ${NEXT_UPSTREAM_SECONDS} s of tries the request gets pulp-web's own answer.
+    # just died refused goes to another pod; a connection in the cluster is made within ${CONNECT_TIMEOUT_SECONDS} s or tried again,
+    # and no request is passed on after ${NEXT_UPSTREAM_SECONDS} s (content with a copy to answer from: sooner).
 ${upstream("pulp-api", input.apiHost, input.apiPort)}
 ${upstream("pulp-content", input.contentHost, input.contentPort)}
     proxy_connect_timeout ${CONNECT_TIMEOUT_SECONDS}s;

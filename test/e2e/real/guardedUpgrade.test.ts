@@ -146,9 +146,10 @@ test(`the planned stop-the-world ${FROM} -> ${TO}: the preview names the guard, 
   const job = migrationJobs().pop();
   const jobLog = kubectl(["-n", NS, "logs", `job/${job.metadata.name}`, "--all-containers"]);
   fs.writeFileSync(path.join(ARTIFACTS, "migration-job.log"), jobLog);
+  // The outage is the API's (downloads go on from pulp-web's copy), so it ends with the first new api pod.
   const firstNewReady = Math.min(
     ...items("pods", NS)
-      .filter((p) => /^pulp-(api|content)-/.test(p.metadata.name))
+      .filter((p) => /^pulp-api-/.test(p.metadata.name))
       .map((p) =>
         Date.parse(p.status.conditions.find((c: { type: string }) => c.type === "Ready").lastTransitionTime),
       ),
@@ -177,12 +178,14 @@ test(`the planned stop-the-world ${FROM} -> ${TO}: the preview names the guard, 
   expect(jobLog).toMatch(/AppStatus rows past their TTL deleted: [1-9]/);
   expect(psql("SELECT count(*) FROM core_appstatus WHERE name = 'killed@gone'", DATABASE)).toBe("0");
   // Downtime happened, for at least the heartbeat TTL; and nothing idled between the parts: clients were
-  // served again within a few seconds of the first new pod being ready.
+  // served again within a few seconds of the first new api pod being ready, and a request that pulp-web
+  // held (it tries the API for 30 s) at that moment, within the client's 10 s timeout after it.
   expect(outage.ms).toBeGreaterThanOrEqual(parts.ttlMs);
-  expect(outage.ms).toBeLessThanOrEqual(bound + 10_000);
+  expect(outage.ms).toBeLessThanOrEqual(bound + 20_000);
   // Content through the stop: every download of the file the clients fetched before was answered, from
   // pulp-web's copy only while the API was out (never before the step or after it, when a content app
-  // answers); every API request that failed was pulp-web's honest 503 with when to retry, not a 502.
+  // answers). pulp-web tries the API for 30 s to ride out short gaps (components/web/nginx.ts), so an API
+  // request in the outage ends as its 503 with when to retry, or as this client's 10 s timeout; never a 502.
   const content = records.filter((r) => r.kind === "content");
   const inOutage = (r: { t: number }) => r.t >= outage.from - 15_000 && r.t < outage.to;
   const apiFailures = records.filter((r) => !r.ok && r.kind !== "content" && r.kind !== "task");
@@ -199,7 +202,7 @@ test(`the planned stop-the-world ${FROM} -> ${TO}: the preview names the guard, 
     cachedBefore: report.before.cached,
     cachedAfter: report.after.cached,
     apiFailuresNot503: apiFailures
-      .filter((r) => !/^HTTP 503 \(Retry-After 30\)/.test(r.error ?? ""))
+      .filter((r) => !/^(HTTP 503 \(Retry-After 30\)|no answer in 10000 ms)/.test(r.error ?? ""))
       .slice(0, 5),
   }).toEqual({
     contentFailed: [],
