@@ -61,8 +61,8 @@ def read_settings(settings_path):
     return values
 
 
-def connection_args(settings_path, env):
-    db = read_settings(settings_path)["DATABASES"]["default"]
+def connection_args(settings, env):
+    db = settings["DATABASES"]["default"]
     args = {
         "host": db.get("HOST"),
         "port": db.get("PORT"),
@@ -101,17 +101,20 @@ def wait(db, args, interval=2):
             time.sleep(interval)
 
 
+def table_exists(cur, table):
+    cur.execute(f"SELECT to_regclass('{table}') IS NOT NULL")
+    return cur.fetchone()[0]
+
+
 def clear_stale_appstatus(cur):
-    cur.execute("SELECT to_regclass('core_appstatus') IS NOT NULL")
-    if cur.fetchone()[0]:
+    if table_exists(cur, "core_appstatus"):
         cur.execute("DELETE FROM core_appstatus WHERE last_heartbeat < now() - ttl")
         print("AppStatus rows past their TTL deleted:", cur.rowcount, flush=True)
 
 
 def has_migrations(cur):
     """Whether Django has recorded migrations here (an empty database has no django_migrations)."""
-    cur.execute("SELECT to_regclass('django_migrations') IS NOT NULL")
-    return cur.fetchone()[0]
+    return table_exists(cur, "django_migrations")
 
 
 def applied(cur, app, name):
@@ -163,8 +166,7 @@ ENCRYPTED_REMOTE_FIELDS = ("password", "username", "client_key", "proxy_password
 
 def unreadable_fields(cur, key_path):
     """Whether the newest encrypted remote credential cannot be read with any key of the key file."""
-    cur.execute("SELECT to_regclass('core_remote') IS NOT NULL")
-    if not cur.fetchone()[0]:
+    if not table_exists(cur, "core_remote"):
         return False
     value = "COALESCE(" + ", ".join(ENCRYPTED_REMOTE_FIELDS) + ")"
     cur.execute(f"SELECT {value} FROM core_remote WHERE {value} IS NOT NULL ORDER BY pulp_created DESC LIMIT 1")
@@ -207,7 +209,8 @@ def repair_invalid_indexes(cur):
 
 def main(argv, env):
     db = driver()
-    conn = wait(db, connection_args(argv[1], env))
+    settings = read_settings(argv[1])
+    conn = wait(db, connection_args(settings, env))
     cur = conn.cursor()
     newer = newer_than_image(cur)
     if newer:
@@ -218,7 +221,7 @@ def main(argv, env):
         for p in newer:
             print("  " + p, file=sys.stderr)
         return 1
-    key_path = read_settings(argv[1]).get("DB_ENCRYPTION_KEY")
+    key_path = settings.get("DB_ENCRYPTION_KEY")
     if key_path and unreadable_fields(cur, key_path):
         print("The database's encrypted fields (remote credentials) cannot be read with this install's key "
               "(pulp:dbFieldsEncryptionKey): another install wrote them, and Pulp would fail on every remote "

@@ -107,10 +107,7 @@ export class PulpWeb extends pulumi.ComponentResource {
             {
               name: "tmp",
               emptyDir: {
-                sizeLimit: scratchSize(
-                  args.web.resources.limits["ephemeral-storage"],
-                  contentCache ? cacheVolume : undefined,
-                ),
+                sizeLimit: scratchSize(args.web.resources.limits["ephemeral-storage"], cacheVolume),
               },
             },
             // The image's compiled-in temp directories, which the config moves to /tmp: left empty.

@@ -6,6 +6,7 @@ import { MIGRATE_SCRIPT } from "../../../components/migration/migrationJob";
 import { renderSettings, settingsValues, SettingsInput } from "../../../components/settings/render";
 import { renderNginxConf } from "../../../components/web/nginx";
 import { pulpEnv, pulpProbes } from "../../../components/workload/pulpProcess";
+import { NGINX_INPUT } from "../helpers/nginxInput";
 import { NO_PROBE_TUNING, pulpRuntime } from "../helpers/runtime";
 
 const settings: SettingsInput = {
@@ -22,16 +23,7 @@ const settings: SettingsInput = {
 const runtime = (pulpcoreVersion: string) => pulpRuntime({ pulpcoreVersion });
 const noTuning = NO_PROBE_TUNING;
 
-const nginx = (listenIPv6: boolean) =>
-  renderNginxConf({
-    apiHost: "pulp-api",
-    apiPort: 24817,
-    contentHost: "pulp-content",
-    contentPort: 24816,
-    contentPathPrefix: "/pulp/content/",
-    clientMaxBodySize: "10g",
-    listenIPv6,
-  });
+const nginx = (listenIPv6: boolean) => renderNginxConf({ ...NGINX_INPUT, listenIPv6 });
 
 const problemsOf = (raw: Record<string, unknown>) => {
   try {

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { renderSettings, SettingsInput, toPython } from "../../../../components/settings/render";
 import { renderNginxConf, UPSTREAM_TRIES } from "../../../../components/web/nginx";
+import { NGINX_INPUT } from "../../helpers/nginxInput";
 import { SETTINGS_INPUT } from "../../helpers/settingsInput";
 
 const base: SettingsInput = SETTINGS_INPUT;
@@ -70,15 +71,7 @@ test("Python literals", () => {
 });
 
 test("nginx config carries the body-size limit and routes content to content", () => {
-  const conf = renderNginxConf({
-    apiHost: "pulp-api",
-    apiPort: 24817,
-    contentHost: "pulp-content",
-    contentPort: 24816,
-    contentPathPrefix: "/pulp/content/",
-    clientMaxBodySize: "10g",
-    listenIPv6: true,
-  });
+  const conf = renderNginxConf(NGINX_INPUT);
   expect(conf).toContain("client_max_body_size 10g;");
   expect(conf).toMatch(/location \/pulp\/content\/ \{\s+proxy_pass http:\/\/pulp-content;/);
   // The Service as many times as nginx may try (a pod that just died refuses; kube-proxy picks anew).

@@ -1,17 +1,10 @@
 // Unit: pulp-web's nginx.conf with and without the content cache, as text. What nginx does with it runs on
 // the real node (test/e2e/real/guardedUpgrade.test.ts: downloads through a stop-the-world).
 import fc from "fast-check";
-import { atMostPattern, renderNginxConf, NginxInput } from "../../../../components/web/nginx";
+import { atMostPattern, renderNginxConf } from "../../../../components/web/nginx";
+import { NGINX_INPUT } from "../../helpers/nginxInput";
 
-const BASE: NginxInput = {
-  apiHost: "pulp-api",
-  apiPort: 24817,
-  contentHost: "pulp-content",
-  contentPort: 24816,
-  contentPathPrefix: "/pulp/content/",
-  clientMaxBodySize: "10g",
-  listenIPv6: true,
-};
+const BASE = NGINX_INPUT;
 const CACHE = { maxBytes: 2 ** 30, maxEntryBytes: 32 * 2 ** 20, privateHeaders: ["X-Pulp-Entitlement"] };
 
 /** The block of a location (or named location), up to its closing brace. */
