@@ -11,6 +11,8 @@
 //                      task on the same repository
 //   worker_stopped     the pod of the worker running a slow sync deleted (SIGTERM, then its grace period)
 //   database_outage    the database gone for 60 s (its Deployment scaled to 0, then back)
+//   cnpg_switchover    on an install of its own whose database is the program's CloudNativePG cluster of
+//                      two instances: a switchover to the replica, as `kubectl cnpg promote` makes it
 // For each round: failed requests, failed upload tasks, the longest time without a successful request, the
 // seconds until steady again (every Deployment ready, no pod going, status/ answering), and the Pulp
 // containers that restarted. One figure a line; `<fault>_<figure>_max` over the rounds at the end.
@@ -24,6 +26,7 @@ import * as path from "path";
 import { getJson, items, kubectl, kubectlTry, mustPulumi } from "../harness";
 import { NODE_ADDRESS, NODE_CONTAINERD, runMain, STATE } from "../local/environment";
 import { get, getApiJson, postJson, Pulp } from "../real/clients";
+import { switchover } from "../real/cnpg";
 import { DATABASE_NAMESPACE, psql } from "../real/database";
 import { freePort } from "../real/hostServer";
 import type { LoadTarget } from "../real/load";
@@ -39,7 +42,15 @@ const STACK: ReleaseStack = {
   database: "pulp_bench_faults",
   password: "bench-faults-Zq8",
 };
-const NS = STACK.namespace;
+/** The install the CloudNativePG faults run on. */
+const CNPG_STACK: ReleaseStack = {
+  stack: "bench-faults-cnpg",
+  namespace: "pulp-bench-faults-cnpg",
+  database: "pulp_bench_faults_cnpg",
+  password: "bench-faults-Zq8",
+};
+/** The program's name for its CloudNativePG cluster (instance name pulp). */
+const CNPG_CLUSTER = "pulp-db";
 const REPEATS = Number(process.env.PULP_BENCH_REPEATS ?? 3);
 /** How long a killed worker's sync may take to end before the round says it did not. */
 const TASK_END_CAP_S = Number(process.env.PULP_BENCH_TASK_CAP_S ?? 900);
@@ -51,17 +62,21 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const seconds = (ms: number) => Number((ms / 1000).toFixed(1));
 
 type Figures = Record<string, number | string>;
+/** The install a fault hits: Pulp's API, and the namespace its pods run in. */
+type Install = Pulp & { namespace: string };
 
 interface Fault {
   name: string;
+  /** The install it runs on: the test bed's PostgreSQL (the default), or the program's CloudNativePG. */
+  on?: "cloudnativepg";
   /** Stages the fault and waits it out; returns what it measured beyond the common figures. */
-  stage(round: number, pulp: Pulp): Promise<Figures>;
+  stage(round: number, pulp: Install): Promise<Figures>;
 }
 
 /** Restarts of every container in the namespace, by pod name. */
-function restarts(): Record<string, number> {
+function restarts(ns: string): Record<string, number> {
   return Object.fromEntries(
-    items("pods", NS).map((p) => [
+    items("pods", ns).map((p) => [
       p.metadata.name,
       (p.status.containerStatuses ?? []).reduce(
         (n: number, c: { restartCount: number }) => n + c.restartCount,
@@ -72,15 +87,15 @@ function restarts(): Record<string, number> {
 }
 
 /** Every Deployment has all its replicas updated and ready, no pod is going, and status/ answers 200. */
-async function steady(pulp: Pulp): Promise<boolean> {
-  const deployments = items("deployments", NS);
+async function steady(pulp: Install): Promise<boolean> {
+  const deployments = items("deployments", pulp.namespace);
   const rolled = deployments.every(
     (d) =>
       (d.status.readyReplicas ?? 0) === d.spec.replicas &&
       (d.status.updatedReplicas ?? 0) === d.spec.replicas &&
       (d.status.replicas ?? 0) === d.spec.replicas,
   );
-  if (!rolled || items("pods", NS).some((p) => p.metadata.deletionTimestamp)) return false;
+  if (!rolled || items("pods", pulp.namespace).some((p) => p.metadata.deletionTimestamp)) return false;
   return get(`${pulp.baseUrl}/pulp/api/v3/status/`).then(
     (r) => r.status === 200,
     () => false,
@@ -88,11 +103,11 @@ async function steady(pulp: Pulp): Promise<boolean> {
 }
 
 /** Waits for a steady state; returns the ms it took (fails after 15 minutes, naming what was not ready). */
-async function untilSteady(pulp: Pulp, from = Date.now()): Promise<number> {
+async function untilSteady(pulp: Install, from = Date.now()): Promise<number> {
   while (!(await steady(pulp))) {
     if (Date.now() - from > 900_000) {
       throw new Error(
-        `${NS} not steady within 15 minutes:\n${kubectl(["get", "pods", "-n", NS, "-o", "wide"])}`,
+        `${pulp.namespace} not steady within 15 minutes:\n${kubectl(["get", "pods", "-n", pulp.namespace, "-o", "wide"])}`,
       );
     }
     await sleep(1000);
@@ -101,8 +116,8 @@ async function untilSteady(pulp: Pulp, from = Date.now()): Promise<number> {
 }
 
 /** The names of one component's pods (api, content, web, worker) that are not going. */
-function podsOf(component: string): string[] {
-  return items("pods", NS)
+function podsOf(ns: string, component: string): string[] {
+  return items("pods", ns)
     .filter(
       (p) =>
         p.metadata.labels?.["app.kubernetes.io/component"] === component && !p.metadata.deletionTimestamp,
@@ -111,8 +126,8 @@ function podsOf(component: string): string[] {
 }
 
 /** SIGKILLs a pod's main container through the node's containerd, as a crash or the OOM killer would. */
-function killContainer(pod: string): void {
-  const p = getJson(["pod", pod, "-n", NS]);
+function killContainer(ns: string, pod: string): void {
+  const p = getJson(["pod", pod, "-n", ns]);
   const name = p.spec.containers[0].name;
   const id = String(p.status.containerStatuses.find((c: { name: string }) => c.name === name).containerID);
   execFileSync("ctr", [
@@ -130,7 +145,7 @@ function killContainer(pod: string): void {
 
 /** Polls a task until it ends or `capS` passes (answers that fail, a database outage say, are asked again). */
 async function taskEnd(
-  pulp: Pulp,
+  pulp: Install,
   href: string,
   capS: number,
 ): Promise<{ state: string; at: number; error?: string }> {
@@ -194,7 +209,7 @@ async function slowRemote(): Promise<{ url: (round: string) => string; close: ()
  * Reads the database (the test bed's PostgreSQL), as pulpcore 3.89 and later keep the worker nowhere else.
  */
 async function slowSync(
-  pulp: Pulp,
+  pulp: Install,
   remoteUrl: string,
   name: string,
 ): Promise<{ task: string; pod: string; repository: string }> {
@@ -231,7 +246,7 @@ async function slowSync(
 }
 
 /** A task on the same repository right after the fault (a modify: it needs the repository alone). */
-async function nextTask(pulp: Pulp, repository: string): Promise<string> {
+async function nextTask(pulp: Install, repository: string): Promise<string> {
   const modify = await postJson(pulp, `${repository}modify/`, {});
   if (modify.status !== 202) throw new Error(`modify: ${modify.status} ${JSON.stringify(modify.json)}`);
   return modify.json.task;
@@ -241,22 +256,22 @@ function faults(remote: { url: (round: string) => string }): Fault[] {
   const killOne = (component: string): Fault => ({
     name: `${component}_killed`,
     async stage(_round, pulp) {
-      const pod = podsOf(component)[0];
+      const pod = podsOf(pulp.namespace, component)[0];
       const killedAt = Date.now();
-      const before = restarts()[pod];
-      killContainer(pod);
+      const before = restarts(pulp.namespace)[pod];
+      killContainer(pulp.namespace, pod);
       // Steady only counts once the kubelet has seen the container go.
-      while (restarts()[pod] === before) await sleep(200);
+      while (restarts(pulp.namespace)[pod] === before) await sleep(200);
       return { steady_seconds: seconds(await untilSteady(pulp, killedAt)) };
     },
   });
-  const workerFault = (name: string, hit: (pod: string) => void): Fault => ({
+  const workerFault = (name: string, hit: (ns: string, pod: string) => void): Fault => ({
     name,
     async stage(round, pulp) {
       const id = `${name}-${round}-${Date.now()}`;
       const sync = await slowSync(pulp, remote.url(id), id);
       const hitAt = Date.now();
-      hit(sync.pod);
+      hit(pulp.namespace, sync.pod);
       const nextAt = Date.now();
       const next = await nextTask(pulp, sync.repository);
       const [syncEnd, nextEnd] = await Promise.all([
@@ -300,7 +315,7 @@ function faults(remote: { url: (round: string) => string }): Fault[] {
     killOne("web"),
     killOne("redis"),
     workerFault("worker_killed", killContainer),
-    workerFault("worker_stopped", (pod) => kubectl(["delete", "pod", pod, "-n", NS, "--wait=false"])),
+    workerFault("worker_stopped", (ns, pod) => kubectl(["delete", "pod", pod, "-n", ns, "--wait=false"])),
     {
       name: "database_outage",
       async stage(_round, pulp) {
@@ -312,7 +327,51 @@ function faults(remote: { url: (round: string) => string }): Fault[] {
         return { steady_seconds: seconds(await untilSteady(pulp, started)) };
       },
     },
+    {
+      name: "cnpg_switchover",
+      on: "cloudnativepg",
+      async stage(round, pulp) {
+        const started = Date.now();
+        const moved = await switchover(pulp.namespace, CNPG_CLUSTER);
+        process.stdout.write(`cnpg_switchover ${round}: ${moved.from} -> ${moved.to}\n`);
+        return {
+          switchover_seconds: seconds(moved.seconds * 1000),
+          steady_seconds: seconds(await untilSteady(pulp, started)),
+        };
+      },
+    },
   ];
+}
+
+/** One round of a fault from a steady state, under load: the common figures and the fault's own. */
+async function runRound(
+  out: string,
+  target: LoadTarget,
+  pulp: Install,
+  fault: Fault,
+  round: number,
+): Promise<Figures> {
+  await untilSteady(pulp);
+  const before = restarts(pulp.namespace);
+  const run = await underLoad(
+    target,
+    out,
+    `${fault.name}-${round}`,
+    pulp.namespace,
+    () => fault.stage(round, pulp),
+    15_000,
+  );
+  const after = restarts(pulp.namespace);
+  saveLogs(pulp.namespace, path.join(out, `${fault.name}-${round}-logs.txt`), run.during[0] - 15_000);
+  // The load's upload tasks that failed from the fault on (the phase reports count them as failures too).
+  const failedTasks = run.records.filter((r) => r.kind === "task" && !r.ok && r.t >= run.during[0]).length;
+  return {
+    failed_requests: run.report.during.failed + run.report.after.failed - failedTasks,
+    failed_tasks: failedTasks,
+    longest_without_success_ms: longestWithoutSuccess(run.records, run.during[0], run.during[1] + 15_000).ms,
+    container_restarts: Object.entries(after).reduce((n, [pod, c]) => n + (c - (before[pod] ?? 0)), 0),
+    ...run.result,
+  };
 }
 
 async function bench(): Promise<number> {
@@ -322,51 +381,44 @@ async function bench(): Promise<number> {
   const remote = await slowRemote();
   const lines: string[] = [];
   const byFault: Record<string, Figures[]> = {};
+  const selected = faults(remote).filter((f) => !only || only.includes(f.name));
+  // Each install runs the faults meant for it, then goes: the CloudNativePG one only when asked for.
+  const installs = [
+    {
+      stack: STACK,
+      faults: selected.filter((f) => !f.on),
+      options: {
+        config: { worker: { replicas: 2, terminationGracePeriodSeconds: 60, resources: SMALL_PODS } },
+      },
+    },
+    {
+      stack: CNPG_STACK,
+      faults: selected.filter((f) => f.on === "cloudnativepg"),
+      options: { cloudnativepg: { instances: 2 } },
+    },
+  ];
   try {
-    const { target } = await installRelease(STACK, RELEASE, {
-      config: { worker: { replicas: 2, terminationGracePeriodSeconds: 60, resources: SMALL_PODS } },
-    });
-    const pulp: Pulp = { baseUrl: target.baseUrl, password: target.password, namespace: NS };
-    for (const fault of faults(remote).filter((f) => !only || only.includes(f.name))) {
-      for (let round = 1; round <= REPEATS; round++) {
-        await untilSteady(pulp);
-        const before = restarts();
-        const run = await underLoad(
-          target as LoadTarget,
-          out,
-          `${fault.name}-${round}`,
-          NS,
-          () => fault.stage(round, pulp),
-          15_000,
-        );
-        const after = restarts();
-        saveLogs(path.join(out, `${fault.name}-${round}-logs.txt`), run.during[0] - 15_000);
-        // The load's upload tasks that failed from the fault on (the phase reports count them as failures too).
-        const failedTasks = run.records.filter(
-          (r) => r.kind === "task" && !r.ok && r.t >= run.during[0],
-        ).length;
-        const figures: Figures = {
-          failed_requests: run.report.during.failed + run.report.after.failed - failedTasks,
-          failed_tasks: failedTasks,
-          longest_without_success_ms: longestWithoutSuccess(
-            run.records,
-            run.during[0],
-            run.during[1] + 15_000,
-          ).ms,
-          container_restarts: Object.entries(after).reduce((n, [pod, c]) => n + (c - (before[pod] ?? 0)), 0),
-          ...run.result,
-        };
-        (byFault[fault.name] ??= []).push(figures);
-        const roundLines = Object.entries(figures).map(
-          ([key, value]) => `${fault.name}_r${round}_${key} ${value}`,
-        );
-        lines.push(...roundLines);
-        process.stdout.write(`${roundLines.join("\n")}\n`);
+    for (const install of installs.filter((i) => i.faults.length > 0)) {
+      try {
+        const { target } = await installRelease(install.stack, RELEASE, install.options);
+        const pulp: Install = { ...target, namespace: install.stack.namespace };
+        for (const fault of install.faults) {
+          for (let round = 1; round <= REPEATS; round++) {
+            const figures = await runRound(out, target, pulp, fault, round);
+            (byFault[fault.name] ??= []).push(figures);
+            const roundLines = Object.entries(figures).map(
+              ([key, value]) => `${fault.name}_r${round}_${key} ${value}`,
+            );
+            lines.push(...roundLines);
+            process.stdout.write(`${roundLines.join("\n")}\n`);
+          }
+        }
+      } finally {
+        dropRelease(install.stack);
       }
     }
   } finally {
     remote.close();
-    dropRelease(STACK);
   }
   for (const [fault, rounds] of Object.entries(byFault)) {
     for (const key of Object.keys(rounds[0])) {
@@ -381,14 +433,14 @@ async function bench(): Promise<number> {
 }
 
 /** What every container of the install logged since `since` (and the previous instance of a restarted one). */
-function saveLogs(file: string, since: number): void {
+function saveLogs(ns: string, file: string, since: number): void {
   const sinceTime = new Date(since).toISOString();
-  const logs = items("pods", NS).flatMap((p) =>
+  const logs = items("pods", ns).flatMap((p) =>
     [false, true].map((previous) => {
       const r = kubectlTry([
         "logs",
         "-n",
-        NS,
+        ns,
         p.metadata.name,
         `--since-time=${sinceTime}`,
         "--timestamps",

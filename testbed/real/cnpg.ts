@@ -62,3 +62,66 @@ export async function wake(namespace: string, cluster: string): Promise<void> {
     { intervalMs: 2000 },
   );
 }
+
+interface ClusterStatus {
+  status: {
+    currentPrimary?: string;
+    targetPrimary?: string;
+    instancesStatus?: Record<string, string[]>;
+    phase?: string;
+  };
+}
+
+/** The phase CloudNativePG reports once every instance is up and replicating. */
+const HEALTHY = "Cluster in healthy state";
+
+/**
+ * A switchover to another healthy instance, as `kubectl cnpg promote` makes it (internal/cmd/plugin/promote:
+ * the new target primary written into the Cluster's status). Resolves once that instance is the primary and
+ * the cluster is healthy again; returns both instances and the seconds until then.
+ */
+export async function switchover(
+  namespace: string,
+  cluster: string,
+): Promise<{ from: string; to: string; seconds: number }> {
+  const status = () => getJson<ClusterStatus>(["cluster", cluster, "-n", namespace]).status;
+  const before = status();
+  const from = before.currentPrimary;
+  const to = (before.instancesStatus?.healthy ?? []).find((name) => name !== from);
+  if (!from || !to || before.phase !== HEALTHY) {
+    throw new Error(
+      `${namespace}/${cluster}: no healthy replica to switch over to: ${JSON.stringify(before)}`,
+    );
+  }
+  const started = Date.now();
+  // RFC 3339 with microseconds, the operator's own format for this field.
+  const timestamp = new Date(started).toISOString().replace(/Z$/, "000Z");
+  kubectl([
+    "patch",
+    "cluster",
+    cluster,
+    "-n",
+    namespace,
+    "--subresource=status",
+    "--type=merge",
+    "-p",
+    JSON.stringify({
+      status: {
+        targetPrimary: to,
+        targetPrimaryTimestamp: timestamp,
+        phase: "Switchover in progress",
+        phaseReason: `Switching over to ${to}`,
+      },
+    }),
+  ]);
+  await waitUntil(
+    `${namespace}/${cluster}: ${to} the primary and the cluster healthy after the switchover`,
+    300,
+    () => {
+      const now = status();
+      return now.currentPrimary === to && now.phase === HEALTHY;
+    },
+    { intervalMs: 500 },
+  );
+  return { from, to, seconds: (Date.now() - started) / 1000 };
+}

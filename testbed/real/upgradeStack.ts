@@ -1,15 +1,16 @@
-// A stack of one real pulpcore release on the real node, for the upgrade tests and bench:upgrade: a
-// database of its own on the test bed's PostgreSQL, the dev stack's settings with the release's images
+// A stack of one real pulpcore release on the real node, for the upgrade tests and the benches: a
+// database of its own on the test bed's PostgreSQL (or a CloudNativePG cluster of its own), the dev stack's settings with the release's images
 // (stack.ts releaseConfig), and the content the load generator needs.
 import * as path from "path";
 import { readUpgradePlan } from "../../components/contract";
 import { dropStack, freshStack, getJson, mustPulumi, setSecrets } from "../harness";
 import { REPO } from "../local/environment";
 import { get, podReport, pulpCli } from "./clients";
+import { ensureCnpgOperator } from "./cnpg";
 import { DATABASE_PASSWORD, dropDatabase, ensureDatabase } from "./database";
 import type { LoadTarget } from "./load";
 import { prepareLoadTarget } from "./loadTarget";
-import { importImages, localImages, releaseConfig, requireLocalImage } from "./stack";
+import { importImages, localImages, releaseConfig, requireLocalImage, SMALL_PODS } from "./stack";
 
 export interface ReleaseStack {
   stack: string;
@@ -22,25 +23,42 @@ export interface ReleaseStack {
  * Installs `release` on a fresh stack and database and waits until pulp-web serves; returns the load target
  * and the install's seconds. `config` replaces top-level keys of releaseConfig's (two workers, say). With
  * `signing`, the install also registers that signing service with that key (pulp:signing, pulp:signingKey),
- * as a user would set them before the first `up`.
+ * as a user would set them before the first `up`. With `cloudnativepg`, the database is the program's own
+ * CloudNativePG cluster of that many instances (the real operator) instead of the test bed's PostgreSQL.
  */
 export async function installRelease(
   s: ReleaseStack,
   release: string,
-  options: { signing?: { key: string; service: string }; config?: Record<string, unknown> } = {},
+  options: {
+    signing?: { key: string; service: string };
+    config?: Record<string, unknown>;
+    cloudnativepg?: { instances: number };
+  } = {},
 ): Promise<{ target: LoadTarget; seconds: number }> {
-  const { signing } = options;
+  const { signing, cloudnativepg } = options;
   importImages();
   const postgresql = localImages().postgresql;
-  ensureDatabase(postgresql, s.database);
-  dropDatabase(s.database);
-  ensureDatabase(postgresql, s.database);
+  if (cloudnativepg) {
+    ensureCnpgOperator();
+  } else {
+    ensureDatabase(postgresql, s.database);
+    dropDatabase(s.database);
+    ensureDatabase(postgresql, s.database);
+  }
+  const database = cloudnativepg && {
+    database: {
+      cloudnativepg: { ...cloudnativepg, storageSize: "1Gi", imageName: postgresql, resources: SMALL_PODS },
+    },
+  };
   freshStack(
     s.stack,
-    { ...releaseConfig(s.namespace, s.database, release), ...options.config },
+    { ...releaseConfig(s.namespace, s.database, release), ...database, ...options.config },
     path.join(REPO, "Pulumi.dev.yaml"),
   );
-  setSecrets(s.stack, { "pulp:adminPassword": s.password, "pulp:databasePassword": DATABASE_PASSWORD });
+  setSecrets(s.stack, {
+    "pulp:adminPassword": s.password,
+    ...(cloudnativepg ? {} : { "pulp:databasePassword": DATABASE_PASSWORD }),
+  });
   if (signing) {
     mustPulumi(s.stack, ["config", "set", "--secret", "pulp:signingKey"], undefined, signing.key);
     mustPulumi(s.stack, ["config", "set", "--path", "pulp:signing.services[0].name", signing.service]);
