@@ -15,7 +15,6 @@ import {
   kubectlTry,
   mustPulumi,
   pulumi,
-  waitUntil,
   writeStackConfig,
 } from "../../testbed/harness";
 import { startSampler, stopSamplers } from "../../testbed/bench/sampler";
@@ -255,81 +254,6 @@ test("a failed migration fails `up` and changes no Deployment; the next `up` aft
       .filter((name) => after[name] !== before[name])
       .sort(),
   ).toEqual(["pulp-api", "pulp-content", "pulp-worker"]);
-});
-
-// A drain evicts through the eviction API, which a PodDisruptionBudget can hold back; a deleted node (next
-// test) is not asked. Both replicas of each are gathered on one node first: spread alone would already
-// leave one elsewhere, and the budget would not be what is tested.
-test("draining the node that holds both replicas of api, content and web never leaves one without a ready endpoint: the eviction waits for the PodDisruptionBudget", async () => {
-  const served = ["api", "content", "web"];
-  const selector = `app.kubernetes.io/component in (${served.join(",")})`;
-  const servedPods = () =>
-    getJson<{ items: any[] }>(["pods", "-n", NS, "-l", selector]).items.filter(
-      (p) => !p.metadata.deletionTimestamp,
-    );
-  const nodes = getJson<{ items: any[] }>(["nodes", "-l", "type=kwok"]).items.map(
-    (n) => n.metadata.name as string,
-  );
-  const [victim, ...others] = nodes;
-  try {
-    for (const other of others) kubectl(["cordon", other]);
-    const elsewhere = servedPods()
-      .filter((p) => p.spec.nodeName !== victim)
-      .map((p) => p.metadata.name);
-    if (elsewhere.length > 0) kubectl(["delete", "pod", "-n", NS, "--wait=false", ...elsewhere]);
-    await waitUntil(`both replicas of ${served.join(", ")} ready on ${victim}`, 180, () =>
-      served.every(
-        (c) =>
-          servedPods().filter(
-            (p) =>
-              p.metadata.labels["app.kubernetes.io/component"] === c &&
-              p.spec.nodeName === victim &&
-              p.status.conditions?.some(
-                (k: { type: string; status: string }) => k.type === "Ready" && k.status === "True",
-              ),
-          ).length === 2,
-      ),
-    );
-    for (const other of others) kubectl(["uncordon", other]);
-
-    const samplesFile = path.join(ARTIFACTS, "drain.jsonl");
-    fs.rmSync(samplesFile, { force: true }); // a sample from an earlier run must not count as the first
-    const sampler = startSampler(
-      NS,
-      served.map((c) => `pulp-${c}`),
-      samplesFile,
-    );
-    await waitUntil(
-      "the endpoint sampler's first sample",
-      60,
-      () => fs.existsSync(samplesFile) && fs.readFileSync(samplesFile, "utf8").includes("\n"),
-    );
-    const started = Date.now();
-    const drain = kubectlTry([
-      "drain",
-      victim,
-      "--ignore-daemonsets",
-      "--delete-emptydir-data",
-      `--pod-selector=${selector}`,
-      "--timeout=240s",
-    ]);
-    const samples = await sampler.stop();
-    timings.drainSeconds = (Date.now() - started) / 1000;
-    process.stdout.write(`drain (${victim}): ${JSON.stringify(samples)}\n`);
-
-    expect({ ok: drain.ok, output: drain.ok ? "" : drain.output.slice(-2000) }).toEqual({
-      ok: true,
-      output: "",
-    });
-    expect(servedPods().filter((p) => p.spec.nodeName === victim)).toEqual([]);
-    // The eviction API refused the second pod of each until its replacement was ready elsewhere.
-    expect(drain.output).toMatch(/Cannot evict pod as it would violate the pod's disruption budget/);
-    for (const service of served.map((c) => `pulp-${c}`)) {
-      expect({ service, ready: samples.minReady[service] > 0 }).toEqual({ service, ready: true });
-    }
-  } finally {
-    for (const node of nodes) kubectlTry(["uncordon", node]);
-  }
 });
 
 test("losing a node keeps at least one ready endpoint per Service (PDBs and zone/node spread)", async () => {

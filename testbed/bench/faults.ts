@@ -382,7 +382,7 @@ async function bench(): Promise<number> {
   const lines: string[] = [];
   const byFault: Record<string, Figures[]> = {};
   const selected = faults(remote).filter((f) => !only || only.includes(f.name));
-  // Each install runs the faults meant for it, then goes: the CloudNativePG one only when asked for.
+  // Each install runs the faults meant for it, then goes; one no selected fault needs is not made.
   const installs = [
     {
       stack: STACK,
