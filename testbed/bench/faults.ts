@@ -23,7 +23,7 @@ import * as crypto from "crypto";
 import * as fs from "fs";
 import * as http from "http";
 import * as path from "path";
-import { getJson, items, kubectl, kubectlTry, mustPulumi } from "../harness";
+import { dropStack, getJson, items, kubectl, kubectlTry, mustPulumi } from "../harness";
 import { NODE_ADDRESS, NODE_CONTAINERD, runMain, STATE } from "../local/environment";
 import { get, getApiJson, postJson, Pulp } from "../real/clients";
 import { switchover } from "../real/cnpg";
@@ -414,7 +414,9 @@ async function bench(): Promise<number> {
           }
         }
       } finally {
-        dropRelease(install.stack);
+        // The CloudNativePG install's database goes with its namespace; the other's is the test bed's.
+        if (install.stack === CNPG_STACK) dropStack(install.stack.stack, install.stack.namespace);
+        else dropRelease(install.stack);
       }
     }
   } finally {
