@@ -23,7 +23,7 @@ import * as crypto from "crypto";
 import * as fs from "fs";
 import * as http from "http";
 import * as path from "path";
-import { dropStack, getJson, items, kubectl, kubectlTry, mustPulumi } from "../harness";
+import { getJson, items, kubectl, kubectlTry, mustPulumi } from "../harness";
 import { NODE_ADDRESS, NODE_CONTAINERD, runMain, STATE } from "../local/environment";
 import { get, getApiJson, postJson, Pulp } from "../real/clients";
 import { switchover } from "../real/cnpg";
@@ -44,6 +44,7 @@ const STACK: ReleaseStack = {
 };
 /** The install the CloudNativePG faults run on. */
 const CNPG_STACK: ReleaseStack = {
+  cloudnativepg: { instances: 2 },
   stack: "bench-faults-cnpg",
   namespace: "pulp-bench-faults-cnpg",
   database: "pulp_bench_faults_cnpg",
@@ -394,7 +395,7 @@ async function bench(): Promise<number> {
     {
       stack: CNPG_STACK,
       faults: selected.filter((f) => f.on === "cloudnativepg"),
-      options: { cloudnativepg: { instances: 2 } },
+      options: {},
     },
   ];
   try {
@@ -414,9 +415,7 @@ async function bench(): Promise<number> {
           }
         }
       } finally {
-        // The CloudNativePG install's database goes with its namespace; the other's is the test bed's.
-        if (install.stack === CNPG_STACK) dropStack(install.stack.stack, install.stack.namespace);
-        else dropRelease(install.stack);
+        dropRelease(install.stack);
       }
     }
   } finally {

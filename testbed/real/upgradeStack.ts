@@ -1,6 +1,6 @@
 // A stack of one real pulpcore release on the real node, for the upgrade tests and the benches: a
-// database of its own on the test bed's PostgreSQL (or a CloudNativePG cluster of its own), the dev stack's settings with the release's images
-// (stack.ts releaseConfig), and the content the load generator needs.
+// database of its own on the test bed's PostgreSQL (or a CloudNativePG cluster of its own), the dev
+// stack's settings with the release's images (stack.ts releaseConfig), and the content the load needs.
 import * as path from "path";
 import { readUpgradePlan } from "../../components/contract";
 import { dropStack, freshStack, getJson, mustPulumi, setSecrets } from "../harness";
@@ -13,6 +13,8 @@ import { prepareLoadTarget } from "./loadTarget";
 import { importImages, localImages, releaseConfig, requireLocalImage, SMALL_PODS } from "./stack";
 
 export interface ReleaseStack {
+  /** Its database is the program's CloudNativePG cluster of that many instances, not the test bed's. */
+  cloudnativepg?: { instances: number };
   stack: string;
   namespace: string;
   database: string;
@@ -23,19 +25,15 @@ export interface ReleaseStack {
  * Installs `release` on a fresh stack and database and waits until pulp-web serves; returns the load target
  * and the install's seconds. `config` replaces top-level keys of releaseConfig's (two workers, say). With
  * `signing`, the install also registers that signing service with that key (pulp:signing, pulp:signingKey),
- * as a user would set them before the first `up`. With `cloudnativepg`, the database is the program's own
- * CloudNativePG cluster of that many instances (the real operator) instead of the test bed's PostgreSQL.
+ * as a user would set them before the first `up`.
  */
 export async function installRelease(
   s: ReleaseStack,
   release: string,
-  options: {
-    signing?: { key: string; service: string };
-    config?: Record<string, unknown>;
-    cloudnativepg?: { instances: number };
-  } = {},
+  options: { signing?: { key: string; service: string }; config?: Record<string, unknown> } = {},
 ): Promise<{ target: LoadTarget; seconds: number }> {
-  const { signing, cloudnativepg } = options;
+  const { signing } = options;
+  const { cloudnativepg } = s;
   importImages();
   const postgresql = localImages().postgresql;
   if (cloudnativepg) {
@@ -107,7 +105,8 @@ export function configureRelease(s: ReleaseStack, release: string): void {
 /** Forgets the stack and drops its namespace and database. */
 export function dropRelease(s: ReleaseStack): void {
   dropStack(s.stack, s.namespace);
-  dropDatabase(s.database);
+  // A CloudNativePG cluster goes with the namespace.
+  if (!s.cloudnativepg) dropDatabase(s.database);
 }
 
 /** The pulpcore version the install reports in `pulp status`. */
