@@ -301,9 +301,15 @@ export function postJson(pulp: Pulp, apiPath: string, body: object): Promise<{ s
 
 /**
  * One file upload as a single request (POST content/file/files/, multipart): Pulp answers 202 once the task
- * that makes the content is dispatched, without waiting for it. Resolves to the task's href.
+ * that makes the content is dispatched, without waiting for it. Resolves to the task's href; fails when no
+ * answer comes in `timeoutSeconds`.
  */
-export function dispatchUpload(pulp: Pulp, relativePath: string, data: Buffer): Promise<string> {
+export function dispatchUpload(
+  pulp: Pulp,
+  relativePath: string,
+  data: Buffer,
+  timeoutSeconds = 60,
+): Promise<string> {
   const boundary = `pulp-${crypto.randomBytes(12).toString("hex")}`;
   const field = (name: string, value: string) =>
     Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
@@ -322,7 +328,7 @@ export function dispatchUpload(pulp: Pulp, relativePath: string, data: Buffer): 
       `${pulp.baseUrl}/pulp/api/v3/content/file/files/`,
       {
         method: "POST",
-        timeout: 60_000,
+        timeout: timeoutSeconds * 1000,
         agent: false,
         headers: {
           Authorization: `Basic ${auth}`,
@@ -341,7 +347,9 @@ export function dispatchUpload(pulp: Pulp, relativePath: string, data: Buffer): 
         });
       },
     );
-    req.on("timeout", () => req.destroy(new Error(`upload ${relativePath}: no answer in 60 s`)));
+    req.on("timeout", () =>
+      req.destroy(new Error(`upload ${relativePath}: no answer in ${timeoutSeconds} s`)),
+    );
     req.on("error", reject);
     req.end(body);
   });

@@ -137,13 +137,16 @@ test("a burst of uploads wakes the workers, their count rises with the queue, th
   const watch = watchReplicas("pulp-worker");
   const started = Date.now();
   // Uploads at once, each one task (no repository: no lock shared between them), dispatched without
-  // waiting for it: the queue is deep before the first worker has started.
+  // waiting for it: the queue is deep before the first worker has started. One api pod answers them all,
+  // a few at a time: on a node busy with other suites (as in CI) the last answer took over 60 s, so each
+  // has 5 min (how fast the api answers is the upgrade suites' measure, not this one's).
   const tasks = await Promise.all(
     Array.from({ length: UPLOADS }, (_, i) =>
       dispatchUpload(
         pulp,
         `burst-${i}.bin`,
         Buffer.concat([Buffer.from(`burst ${i}\n`), Buffer.alloc(64 * 1024, i)]),
+        300,
       ),
     ),
   );
@@ -204,10 +207,17 @@ test("the api's HPA sizes it from metrics-server's CPU readings: a rescale for C
   const clients = Array.from({ length: 4 }, async () => {
     while (load) await get(`${pulp.baseUrl}/pulp/api/v3/status/`, auth, 30_000).catch(() => undefined);
   });
+  // The count alone is not enough: the burst's starting pods may have raised it already, and while a new
+  // pod has no reading yet the HPA's status holds a blank metric (CI saw `[{"type":""}]`). Wait for both.
+  const cpuReading = (): number | undefined =>
+    getJson(["hpa", "pulp-api", "-n", NS]).status?.currentMetrics?.[0]?.resource?.current?.averageUtilization;
   try {
-    await waitUntil("the api scaled up", 300, () => replicasOf("pulp-api") > API.minReplicas, {
-      intervalMs: 3000,
-    });
+    await waitUntil(
+      "the api scaled up, with a CPU reading in its HPA's status",
+      300,
+      () => replicasOf("pulp-api") > API.minReplicas && (cpuReading() ?? 0) > 0,
+      { intervalMs: 3000, detail: () => JSON.stringify(getJson(["hpa", "pulp-api", "-n", NS]).status) },
+    );
   } finally {
     load = false;
     await Promise.all(clients);
