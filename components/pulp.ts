@@ -452,8 +452,9 @@ export class Pulp extends pulumi.ComponentResource {
                   }
                 : { kind: "pvc" },
               done: restoring.done,
+              keys: secrets,
               podDefaults: everyPod,
-              after: [...storage.resources, ...backupBrought],
+              after: [...storage.resources, ...backupBrought, ...secrets.resources],
             },
             child,
           )

@@ -10,7 +10,8 @@ import { fixedName, Identity, labels, runningLabels } from "../common/labels";
 import { PodDefaults, restricted } from "../workload/podSecurity";
 import { PACKAGE_OF, WAYPOINTS } from "../upgrade/migrations";
 import { PULP_PYTHON } from "../workload/pulpProcess";
-import { InstallData, KEY_DIGEST_SCRIPT, keyProjection, libpqEnv, storageName } from "./backup";
+import { BackupKeys, InstallData, KEY_DIGEST_SCRIPT, keyProjection, libpqEnv, storageName } from "./backup";
+import { backupSlug, isOperatorBackup } from "./backupIds";
 
 /** The script the Job runs (shellchecked in the repository, shipped in a ConfigMap). */
 export const RESTORE_SCRIPT = fs.readFileSync(path.join(__dirname, "restore.sh"), "utf8");
@@ -79,6 +80,12 @@ export interface RestoreCheckArgs {
   target: ArtifactTarget;
   /** As RestoreArgs.done: once restored, the Job stays as it was and no pod runs for it again. */
   done: boolean;
+  /**
+   * This install's keys: a PulpBackup's are in its YAML files, which the check reads with Pulp's own YAML
+   * library (restore.sh's image has none). Mounted for PulpBackups only; backup.sh's are checked by
+   * restore.sh against its manifest.
+   */
+  keys: BackupKeys;
   podDefaults?: PodDefaults;
   /** The backup's volume (a CDI import) and the storage's Secret. */
   after: pulumi.Resource[];
@@ -96,7 +103,7 @@ export class RestoreCheck extends pulumi.ComponentResource {
 
   constructor(name: string, args: RestoreCheckArgs, opts?: pulumi.ComponentResourceOptions) {
     super("pulp:backup:RestoreCheck", name, {}, opts);
-    const jobName = fixedName(args.identity, `restore-check-${args.backup.toLowerCase()}`);
+    const jobName = fixedName(args.identity, `restore-check-${backupSlug(args.backup)}`);
     const script = new k8s.core.v1.ConfigMap(
       name,
       {
@@ -106,6 +113,7 @@ export class RestoreCheck extends pulumi.ComponentResource {
       { parent: this },
     );
     const s3 = args.target.kind === "s3" ? args.target : undefined;
+    const keys = isOperatorBackup(args.backup);
     const podLabels = runningLabels(args.identity, "backup");
     this.job = new k8s.batch.v1.Job(
       name,
@@ -139,6 +147,7 @@ export class RestoreCheck extends pulumi.ComponentResource {
                     { name: "BACKUP_DIR", value: `/backups/${args.backup}` },
                     { name: "RESTORE_RULES", value: JSON.stringify(restoreRules()) },
                     { name: "TARGET_STORAGE", value: storageName({ s3 }) },
+                    ...(keys ? [{ name: "KEYS_DIR", value: "/run/keys" }] : []),
                     ...(s3
                       ? [
                           { name: "S3_ENDPOINT_URL", value: s3.endpointUrl ?? "" },
@@ -155,6 +164,7 @@ export class RestoreCheck extends pulumi.ComponentResource {
                     { name: "backups", mountPath: "/backups", readOnly: true },
                     { name: "script", mountPath: "/opt/restore", readOnly: true },
                     { name: "tmp", mountPath: "/tmp" },
+                    ...(keys ? [{ name: "keys", mountPath: "/run/keys", readOnly: true }] : []),
                   ],
                   // One listing page (1,000 keys) at a time, merged with the sorted list as it streams.
                   resources: {
@@ -167,6 +177,9 @@ export class RestoreCheck extends pulumi.ComponentResource {
                 { name: "backups", persistentVolumeClaim: { claimName: args.claim, readOnly: true } },
                 { name: "script", configMap: { name: jobName, defaultMode: 0o444 } },
                 { name: "tmp", emptyDir: { sizeLimit: scratchSize(STREAMING.limit) } },
+                ...(keys
+                  ? [{ name: "keys", projected: { sources: keyProjection(args.keys), defaultMode: 0o440 } }]
+                  : []),
               ],
             }),
           },
@@ -193,7 +206,7 @@ export class RestoreJob extends pulumi.ComponentResource {
 
   constructor(name: string, args: RestoreArgs, opts?: pulumi.ComponentResourceOptions) {
     super("pulp:backup:RestoreJob", name, {}, opts);
-    const jobName = fixedName(args.identity, `restore-${args.backup.toLowerCase()}`);
+    const jobName = fixedName(args.identity, `restore-${backupSlug(args.backup)}`);
     const script = new k8s.core.v1.ConfigMap(
       name,
       {

@@ -18,7 +18,11 @@ A package of the backup the image lacks is refused: its tables would be left unm
   them again): refused, naming the first missing ones, when any is not. A bucket other than the backup's
   is accepted when it holds them all (the objects were copied over); the log says so.
 
-Env: BACKUP_DIR; RESTORE_RULES (JSON: packages, waypoints); TARGET_STORAGE ("pvc" or "s3://<bucket>", backup.ts storageName); for s3 S3_ENDPOINT_URL
+A pulp-operator PulpBackup (pulp.db, pulp/, its Secrets as YAML, no manifest.json) is checked apart: file
+storage only, complete, and made with the keys this install runs with (KEYS_DIR: a restore reads the keys
+from the stack config, and a PulpBackup's are in its files).
+
+Env: BACKUP_DIR; RESTORE_RULES (JSON: packages, waypoints); KEYS_DIR (PulpBackups); TARGET_STORAGE ("pvc" or "s3://<bucket>", backup.ts storageName); for s3 S3_ENDPOINT_URL
 and S3_REGION (may be empty), AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY.
 """
 
@@ -154,8 +158,96 @@ def missing_in_bucket(backup_dir: str, bucket: str) -> tuple[int, list[str], int
     return len(names), first, missing, extra
 
 
+# A pulp-operator PulpBackup (2.0.0, controllers/backup): the Secrets it copies, by file, and the key of
+# each that a restore needs, as this install's key files (KEYS_DIR, backup.ts KEY_FILES) name them.
+# pulp_secret_key.yaml is the whole Secret as kubectl prints it; the others are flat maps of its values.
+OPERATOR_KEYS = {
+    "secret_key": ("pulp_secret_key.yaml", "secret_key"),
+    "database_fields.symmetric.key": ("db_fields_encryption_secret.yaml", "database_fields.symmetric.key"),
+    "admin_password": ("admin_secret.yaml", "password"),
+}
+
+
+def operator_key(backup_dir: str, file: str, key: str) -> str | None:
+    import base64
+
+    import yaml
+
+    try:
+        with open(os.path.join(backup_dir, file)) as f:
+            doc = yaml.safe_load(f) or {}
+    except FileNotFoundError:
+        return None
+    if doc.get("kind") == "Secret":
+        if key in (doc.get("stringData") or {}):
+            return str(doc["stringData"][key])
+        value = (doc.get("data") or {}).get(key)
+        return None if value is None else base64.b64decode(value).decode()
+    value = doc.get(key)
+    return None if value is None else str(value)
+
+
+def check_operator_backup(backup_id: str, backup_dir: str, target: str) -> None:
+    """A PulpBackup's directory: its dump (pulp.db), its copy of /var/lib/pulp (pulp/) when the install kept
+    its artifacts on a volume, and its Secrets as YAML files. It names no releases: the migration Job
+    (preMigrate.py) refuses a database a newer release migrated, before any Pulp process starts."""
+    if os.path.exists(os.path.join(backup_dir, "objectstorage_secret.yaml")):
+        refuse(
+            f"PulpBackup {backup_id} is of an install that keeps its artifacts in object storage: this restore "
+            "loads PulpBackups of file storage only (their pulp/ directory). Nothing was changed. Take that "
+            "install over in place instead, with its bucket (docs/migrate-from-pulp-operator.md), then "
+            "pulumi config rm pulp:restore"
+        )
+    if not os.path.isdir(os.path.join(backup_dir, "pulp")):
+        refuse(
+            f"PulpBackup {backup_id} has no pulp/ directory (the copy of /var/lib/pulp the operator makes last): "
+            "it did not finish. Nothing was changed. Restore a PulpBackup whose status says BackupComplete"
+        )
+    if target != "pvc":
+        refuse(
+            f"PulpBackup {backup_id} holds its artifacts in pulp/media, and this install keeps its artifacts in "
+            f"{target}: a restore copies artifacts into a volume only, so every one would be missing. Nothing was "
+            "changed. Restore it into an install with a volume for its artifacts: pulumi config rm pulp:storage"
+        )
+    dump = os.path.join(backup_dir, "pulp.db")
+    if not os.access(dump, os.R_OK):
+        refuse(
+            f"PulpBackup {backup_id}'s pulp.db is not readable by the restore (uid {os.getuid()}): pulp-operator "
+            "writes it with mode 0600. Nothing was changed. Make it readable from a pod that mounts the claim "
+            f"(chmod a+r <mount>/{backup_id}/pulp.db), or bring the PulpBackup in as a tar made with "
+            "--mode=a+rX (pulp:restore.http, docs/migrate-from-pulp-operator.md)"
+        )
+    keys_dir = os.environ["KEYS_DIR"]
+    for name, (file, key) in OPERATOR_KEYS.items():
+        want = operator_key(backup_dir, file, key)
+        if want is None:
+            refuse(f"PulpBackup {backup_id} has no {key} in {file}: it is incomplete. Nothing was changed")
+        with open(os.path.join(keys_dir, name)) as f:
+            have = f.read()
+        # pulumi config set drops one trailing newline from what it reads on stdin (npm run backup -- keys).
+        if have.rstrip("\n") != want.rstrip("\n"):
+            refuse(
+                f"this install's {name} is not PulpBackup {backup_id}'s ({file}): with another one the restored "
+                "encrypted fields, sessions or the admin login would not work. Nothing was changed. Set them from "
+                f"the backup: npm run backup -- keys {backup_id} --archive <a tar of its directory> (or -n <namespace> "
+                "--claim <its claim>)"
+            )
+    media = os.path.join(backup_dir, "pulp", "media")
+    files = sum(len(f) for _, _, f in os.walk(media)) if os.path.isdir(media) else 0
+    log(
+        f"PulpBackup {backup_id} (pulp-operator): the keys are this install's; it holds {files} files under "
+        "pulp/media, which restore.sh copies into the volume; it names no releases (the migration Job checks "
+        "the restored database before any Pulp process starts)"
+    )
+
+
 def main() -> None:
     backup_dir, target = os.environ["BACKUP_DIR"], os.environ["TARGET_STORAGE"]
+    if not os.path.exists(os.path.join(backup_dir, "manifest.json")) and os.path.exists(
+        os.path.join(backup_dir, "pulp.db")
+    ):
+        check_operator_backup(os.path.basename(backup_dir), backup_dir, target)
+        return
     with open(os.path.join(backup_dir, "manifest.json")) as f:
         manifest = json.load(f)
     backup_id, source = manifest.get("id", "?"), backup_storage(backup_dir, manifest)

@@ -7,6 +7,7 @@ import { holds } from "../contract";
 import { fixedName, Identity, labels, runningLabels } from "../common/labels";
 import { PodDefaults, restricted } from "../workload/podSecurity";
 import { PULP_PYTHON } from "../workload/pulpProcess";
+import { backupSlug } from "./backupIds";
 import { RestoreFetchSource } from "./restorePlan";
 
 /** What the Job runs, with Pulp's interpreter and its boto3. */
@@ -41,7 +42,7 @@ export class RestoreFetch extends pulumi.ComponentResource {
   constructor(name: string, args: RestoreFetchArgs, opts?: pulumi.ComponentResourceOptions) {
     super("pulp:backup:RestoreFetch", name, {}, opts);
     const { source } = args;
-    const jobName = fixedName(args.identity, `restore-fetch-${args.backup.toLowerCase()}`);
+    const jobName = fixedName(args.identity, `restore-fetch-${backupSlug(args.backup)}`);
     const meta = (objectName: string) => ({
       name: objectName,
       namespace: args.namespace,

@@ -4,6 +4,7 @@
 import { PulpConfig } from "../config/parse";
 import { RESTORE_KEYS, SecretName } from "../config/rules";
 import { Deployed } from "../upgrade/deployed";
+import { backupSlug, isOperatorBackup } from "./backupIds";
 
 export const RESTORE_REFUSED_MARKER = "[pulp:restore-refused]";
 
@@ -62,11 +63,11 @@ export function planRestore(
   if (!restore) return { kind: "none" };
   const imported: RestoreImport | undefined = restore.http && {
     ...restore.http,
-    name: `${config.instanceName}-restore-${restore.backup.toLowerCase()}`,
+    name: `${config.instanceName}-restore-${backupSlug(restore.backup)}`,
   };
   const fetched: RestoreFetchSource | undefined = restore.s3 && {
     ...restore.s3,
-    name: `${config.instanceName}-restore-${restore.backup.toLowerCase()}`,
+    name: `${config.instanceName}-restore-${backupSlug(restore.backup)}`,
     // The prefix backup.s3 defaults to (backup.ts): the same install's namespace and name.
     key: `${restore.s3.prefix ?? `${config.namespace}/${config.instanceName}/`}${restore.backup}.tar`,
   };
@@ -93,6 +94,7 @@ export function planRestore(
     `pulp:restore.backup is ${restore.backup}, but this stack is a live install (pulpcore ` +
     `${deployed.pulpcoreVersion}, ${deployed.restoredBackup ? `restored from backup ${deployed.restoredBackup}` : "not restored from a backup"})`;
   if (restore.overwrite === restore.backup) {
+    if (isOperatorBackup(restore.backup)) throw new RestoreRefused(operatorOverwrite(restore.backup));
     if (deployed.pulpcoreVersion !== config.pulpcoreVersion) {
       throw new RestoreRefused(
         `${what}, and pulp:image moves it from ${deployed.pulpcoreVersion} to ${config.pulpcoreVersion} in the same ` +
@@ -112,3 +114,12 @@ export function planRestore(
       `backup -- now), confirm it: pulumi config set --path pulp:restore.overwrite ${restore.backup}`,
   );
 }
+
+/**
+ * A PulpBackup names no releases: the migration Job finds a newer schema only after the restore committed,
+ * which a new install survives (set the image, `up` again) and a live one would not.
+ */
+const operatorOverwrite = (backup: string) =>
+  `pulp:restore.overwrite: ${backup} is a pulp-operator PulpBackup, which restores into a new install only ` +
+  "(it names no releases, so what it would do to a live database cannot be checked first). Restore it into a " +
+  "new stack (pulumi stack init), then move the clients; for now: pulumi config rm --path pulp:restore.overwrite";

@@ -15,6 +15,7 @@ import {
   quantityProblem,
   urlPathProblem,
 } from "./formats";
+import { OPERATOR_BACKUP_ID, OWN_BACKUP_ID } from "../backup/backupIds";
 import { timeoutProblem } from "../migration/timeout";
 import { WEB_PORT } from "../web/nginx";
 import { DEFAULT_REQUEST, PULP_OWN } from "./ephemeral";
@@ -749,14 +750,18 @@ const backupSchema = z
   })
   .prefault({});
 
-const backupId = z.string().regex(/^\d{8}T\d{6}Z$/, {
-  error: 'must be a backup id such as "20261124T031500Z" (npm run backup -- list shows them)',
+const backupId = z.string().refine((v) => OWN_BACKUP_ID.test(v) || OPERATOR_BACKUP_ID.test(v), {
+  error:
+    'must be a backup id such as "20261124T031500Z" (npm run backup -- list shows them), or the directory ' +
+    'of a pulp-operator PulpBackup such as "openshift-backup-2026-11-24-031500" (its status.backupDirectory, ' +
+    "without /backups/)",
 });
 
 /**
  * A restore into a new install (components/backup/restore.ts): the backup `<claim>/<backup>/` is loaded
  * into the empty database and artifact volume before the first migration. Needs the backup's keys in the
- * stack config (`npm run backup -- keys <id>` sets them).
+ * stack config (`npm run backup -- keys <id>` sets them). The backup is this program's, or a pulp-operator
+ * PulpBackup's directory (`openshift-backup-…`, of an install with file storage) in its claim.
  */
 const restoreSchema = z.strictObject({
   backup: backupId,

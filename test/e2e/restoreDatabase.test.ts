@@ -157,7 +157,7 @@ function backupOf(db: string): string {
  * restore.sh as the restore Job runs it, as the app role; `overwrite` confirms this backup over live data;
  * `before` goes first on PATH (a stand-in).
  */
-function restore(backup: string, db: string, overwrite = false, before = BIN) {
+function restore(backup: string, db: string, overwrite = false, before = BIN, mediaRoot = "") {
   const confirm = path.join(dir, "overwrite");
   fs.writeFileSync(confirm, overwrite ? ID : "");
   const log = path.join(dir, "termination-log");
@@ -169,7 +169,7 @@ function restore(backup: string, db: string, overwrite = false, before = BIN) {
       PATH: `${before}:${BIN}:${process.env.PATH}`,
       ...{ PGHOST: "127.0.0.1", PGPORT: String(PORT), PGUSER: "pulp", PGDATABASE: db, PGSSLMODE: "disable" },
       BACKUP_DIR: backup,
-      MEDIA_ROOT: "",
+      MEDIA_ROOT: mediaRoot,
       KEYS_DIR: path.join(backup, "keys"),
       TARGET_PULPCORE: "3.116.0",
       OVERWRITE_FILE: confirm,
@@ -322,4 +322,89 @@ test("what the app role lacks is named before anything changes (B7)", () => {
       "owners. Nothing was changed\n",
   );
   expect(sql("srcp", "SELECT count(*) FROM core_content")).toBe("0");
+});
+
+const OPERATOR_ID = "openshift-backup-2026-11-25-031500";
+
+/**
+ * A PulpBackup of `db` as pulp-operator 2.0.0 lays one out (controllers/backup): `pg_dump --clean --create
+ * -Ft` into pulp.db, `cp -fa /var/lib/pulp/. pulp` (artifacts, a signing script, Pulp's scratch space),
+ * the Secrets as YAML (read by restoreCheck.py, not restore.sh), no manifest.
+ */
+function operatorBackupOf(db: string): string {
+  const b = path.join(dir, "pulpbackups", db, OPERATOR_ID);
+  fs.mkdirSync(b, { recursive: true });
+  execFileSync(path.join(BIN, "pg_dump"), [
+    "--clean",
+    "--create",
+    "-Ft",
+    "-d",
+    `postgresql://pulp@127.0.0.1:${PORT}/${db}`,
+    "-f",
+    path.join(b, "pulp.db"),
+  ]);
+  for (const [file, text, mode] of [
+    ["media/artifact/0a/11", "artifact 11", 0o640],
+    ["scripts/sign.sh", "#!/bin/sh\n", 0o750],
+    ["tmp/upload-1", "partial", 0o600],
+  ] as const) {
+    fs.mkdirSync(path.dirname(path.join(b, "pulp", file)), { recursive: true });
+    fs.writeFileSync(path.join(b, "pulp", file), text, { mode });
+  }
+  fs.writeFileSync(
+    path.join(b, "admin_secret.yaml"),
+    "admin_password_secret: example-admin-password\npassword: x\n",
+  );
+  return b;
+}
+
+test("a pulp-operator PulpBackup (pulp.db, pulp/): its dump, its artifacts and the rest of its /var/lib/pulp, into an empty database", () => {
+  database("opsrc", "pg15-owner");
+  pulpSchema("opsrc");
+  const backup = operatorBackupOf("opsrc");
+  database("opnew", "pg15-owner");
+  const volume = path.join(dir, "opvolume");
+  fs.mkdirSync(volume);
+  const r = restore(backup, "opnew", false, BIN, path.join(volume, "media"));
+  if (r.code !== 0) throw new Error(`restore.sh exited ${r.code}: ${r.termination}${r.out}`);
+  expect(r.termination).toMatch(/^\{"restored": "openshift-backup-2026-11-25-031500", "seconds": \d+\}\n$/);
+  // --clean and --create are pg_dump's for plain output only: the archive restores into this database.
+  expect(JSON.parse(state("opnew"))).toEqual({
+    ...RESTORED,
+    publicOwner: "pg_database_owner",
+    hstoreOwner: "pulp",
+  });
+  expect(fs.readFileSync(path.join(volume, "media/artifact/0a/11"), "utf8")).toBe("artifact 11");
+  expect(fs.statSync(path.join(volume, "scripts/sign.sh")).mode & 0o777).toBe(0o750);
+  expect(fs.existsSync(path.join(volume, "tmp"))).toBe(false);
+});
+
+test("a PulpBackup whose pulp/ lacks an artifact its dump references is refused, naming the count (B7)", () => {
+  database("opgap", "pg15-owner");
+  pulpSchema("opgap");
+  const backup = operatorBackupOf("opgap");
+  fs.rmSync(path.join(backup, "pulp/media/artifact/0a/11"));
+  database("opgapnew", "pg15-owner");
+  const volume = path.join(dir, "opgapvolume");
+  fs.mkdirSync(volume);
+  const r = restore(backup, "opgapnew", false, BIN, path.join(volume, "media"));
+  expect(r.code).toBe(1);
+  expect(r.termination).toBe(
+    "restore refused: 1 artifact file(s) the database references are missing after the copy\n",
+  );
+  expect(sql("opgapnew", "SELECT to_regclass('public.django_migrations') IS NULL")).toBe("t");
+});
+
+test("a PulpBackup whose pulp.db is not a pg_dump archive is refused before anything changes (B7)", () => {
+  database("opbad", "pg15-owner");
+  pulpSchema("opbad");
+  const backup = operatorBackupOf("opbad");
+  fs.writeFileSync(path.join(backup, "pulp.db"), "not a dump");
+  database("opbadnew", "pg15-owner");
+  const r = restore(backup, "opbadnew", false, BIN, path.join(dir, "opbadvolume", "media"));
+  expect(r.termination).toBe(
+    `restore refused: ${OPERATOR_ID}/pulp.db is not a pg_dump archive this pg_restore reads: the PulpBackup ` +
+      "is damaged, or from a newer PostgreSQL than pulp:backup.image's\n",
+  );
+  expect(fs.existsSync(path.join(dir, "opbadvolume"))).toBe(false);
 });

@@ -15,6 +15,7 @@ export interface ObjectStorage {
   list(bucket: string, prefix: string): { key: string; bytes: number }[];
   presign(bucket: string, key: string, seconds: number): string;
   download(bucket: string, key: string, file: string): void;
+  upload(bucket: string, key: string, file: string): void;
   stop(): void;
 }
 
@@ -43,6 +44,7 @@ export async function startObjectStorage(): Promise<ObjectStorage> {
     list: (bucket, prefix) => JSON.parse(bucketPy("list", bucket, prefix)),
     presign: (bucket, key, seconds) => bucketPy("presign", bucket, key, String(seconds)),
     download: (bucket, key, file) => void bucketPy("get", bucket, key, file),
+    upload: (bucket, key, file) => void bucketPy("put", bucket, key, file),
     stop: () => void child.kill(),
   };
 }

@@ -4,6 +4,7 @@
   bucket.py list BUCKET PREFIX       the objects under PREFIX as JSON: [{"key", "bytes"}]
   bucket.py presign BUCKET KEY SECS  a GET URL that works without credentials for SECS seconds
   bucket.py get BUCKET KEY FILE      the object into FILE
+  bucket.py put BUCKET KEY FILE      FILE as the object
 
 Env: S3_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY.
 """
@@ -29,6 +30,9 @@ def main(command: str, bucket: str, *rest: str) -> None:
     elif command == "get":
         key, file = rest
         s3.download_file(bucket, key, file)
+    elif command == "put":
+        key, file = rest
+        s3.upload_file(file, bucket, key)
     else:
         sys.exit(f"bucket.py: unknown command {command}")
 

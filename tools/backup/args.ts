@@ -1,4 +1,5 @@
 // The command line of `npm run backup`.
+import { OPERATOR_BACKUP_ID, OWN_BACKUP_ID } from "../../components/backup/backupIds";
 
 export const USAGE = [
   "usage: npm run backup -- <command> [-n <namespace>] [--instance <name>] [--kubeconfig <file>]",
@@ -9,7 +10,8 @@ export const USAGE = [
   "  keys <id> [--stack <name>] [--claim <pvc> | --archive <keys file>]",
   "                                set a restore's keys in the stack config from the backup (pulumi config set --secret),",
   "                                read from its volume or from its keys archive (for a restore over http): the",
-  "                                .keys.tar export wrote, or <id>.keys.tar in the bucket",
+  "                                .keys.tar export wrote, or <id>.keys.tar in the bucket. <id> may be a pulp-operator",
+  "                                PulpBackup's directory (openshift-backup-...), read from its claim or a tar of it",
 ].join("\n");
 
 export interface BackupArgs {
@@ -28,7 +30,7 @@ export interface BackupArgs {
   archive?: string;
 }
 
-const ID = /^\d{8}T\d{6}Z$/;
+const ID = OWN_BACKUP_ID;
 
 export function parseArgs(argv: string[]): BackupArgs {
   const args: Omit<BackupArgs, "command"> = { namespace: "pulp", instance: "pulp", timeoutSeconds: 3600 };
@@ -59,9 +61,11 @@ export function parseArgs(argv: string[]): BackupArgs {
   }
   if (command === "export" || command === "keys") {
     const [id, ...extra] = operands;
-    if (!id || extra.length || !ID.test(id)) {
+    const operator = command === "keys" && OPERATOR_BACKUP_ID.test(id ?? "");
+    if (!id || extra.length || !(ID.test(id) || operator)) {
       throw new Error(
-        `${command} needs one backup id such as 20261124T031500Z (npm run backup -- list shows them)\n${USAGE}`,
+        `${command} needs one backup id such as 20261124T031500Z (npm run backup -- list shows them)` +
+          `${command === "keys" ? ", or a PulpBackup's directory such as openshift-backup-2026-11-24-031500" : ""}\n${USAGE}`,
       );
     }
     return command === "export"

@@ -11,6 +11,8 @@ import { RESTORE_KEYS } from "../../components/config/rules";
 import { Kube, run } from "../kube";
 import { BackupArgs } from "./args";
 import { readBackupCronJob } from "./cronJob";
+import { isOperatorBackup } from "../../components/backup/backupIds";
+import { OPERATOR_KEY_FILES, operatorKeys } from "./operatorKeys";
 
 export interface ExportResult {
   id: string;
@@ -334,9 +336,29 @@ export const RESTORE_KEY_FILES: Record<(typeof RESTORE_KEYS)[number], string> = 
   adminPassword: KEY_FILES.adminPassword,
 };
 
+/** A PulpBackup's keys as a backup's key files: base64 by file name (RESTORE_KEY_FILES). */
+function asKeyFiles(values: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(RESTORE_KEY_FILES).map(([key, file]) => [
+      file,
+      Buffer.from(values[key]).toString("base64"),
+    ]),
+  );
+}
+
 /** The key files of a backup in its volume, base64 by file name. */
 export async function keysFromVolume(kube: Kube, args: BackupArgs): Promise<Record<string, string>> {
   const id = args.id!;
+  if (isOperatorBackup(id)) {
+    return withReader(kube, args, async (exec) => {
+      const texts: Record<string, string> = {};
+      for (const { file } of Object.values(OPERATOR_KEY_FILES)) {
+        const r = run(kube, exec(`cat /backups/${id}/${file}`));
+        if (r.ok) texts[file] = r.stdout;
+      }
+      return asKeyFiles(operatorKeys(id, (file) => texts[file]));
+    });
+  }
   return withReader(kube, args, async (exec) => {
     const files = Object.values(RESTORE_KEY_FILES).join(" ");
     const r = run(
@@ -360,6 +382,16 @@ export async function keysFromVolume(kube: Kube, args: BackupArgs): Promise<Reco
  */
 export function keysFromArchive(archive: string, id: string): Record<string, string> {
   if (!fs.existsSync(archive)) throw new Error(`no archive at ${archive}`);
+  if (isOperatorBackup(id)) {
+    // A tar of the PulpBackup's directory (docs/migrate-from-pulp-operator.md): <id>/<file>.
+    return asKeyFiles(
+      operatorKeys(id, (file) => {
+        const r = spawnSync("tar", ["-xOf", archive, `${id}/${file}`]);
+        if (r.error) throw new Error(`cannot run tar: ${r.error.message}`);
+        return r.status === 0 ? r.stdout.toString("utf8") : undefined;
+      }),
+    );
+  }
   const values: Record<string, string> = {};
   for (const file of Object.values(RESTORE_KEY_FILES)) {
     const r = spawnSync("tar", ["-xOf", archive, `${id}/keys/${file}`]);

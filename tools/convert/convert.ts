@@ -180,8 +180,9 @@ const OPERATOR_SIGNING: Record<string, { name: string; kind: SigningKind } | und
 const GUNICORN = "the program runs the image's entry points with their own gunicorn settings: no option";
 const OPERATOR_DB =
   "describes the operator's PostgreSQL StatefulSet, which this install uses in place (`database.external`) and does not manage: it keeps running as it is";
-const NOT_RESTORABLE =
-  "restoring a PulpBackup is not done yet (the backup is in the operator's format): `restore.*` restores this program's backups";
+/** A PulpRestore restores into a new install, which the converted config (the install in place) is not. */
+const RESTORE_ELSEWHERE =
+  "a restore goes into a new stack with a database of its own, not this config (it takes the install over in place, where a restore is refused): the note on the PulpRestore gives the commands (docs/migrate-from-pulp-operator.md, Moving by backup)";
 
 /** The fields with no equivalent here, each with the reason and what to do instead. */
 export const UNMAPPED: Record<Scope, Record<string, string>> = {
@@ -273,11 +274,11 @@ export const UNMAPPED: Record<Scope, Record<string, string>> = {
     pulp_secret_key: "a backup here takes the install's own keys and database: nothing to name",
   },
   PulpRestore: {
-    backup_dir: NOT_RESTORABLE,
-    backup_name: NOT_RESTORABLE,
-    backup_pvc: NOT_RESTORABLE,
-    deployment_name: NOT_RESTORABLE,
-    keep_replicas: NOT_RESTORABLE,
+    backup_dir: `\`restore.backup\`, the directory's name (\`openshift-backup-…\`, without \`/backups/\`): ${RESTORE_ELSEWHERE}`,
+    backup_name: `the PulpBackup whose \`status.backupDirectory\` and \`status.backupClaim\` name the backup: ${RESTORE_ELSEWHERE}`,
+    backup_pvc: `\`restore.claim\`, in the new install's namespace (or the directory as a tar over \`restore.http\`): ${RESTORE_ELSEWHERE}`,
+    deployment_name: `which Pulp CR: ${RESTORE_ELSEWHERE}`,
+    keep_replicas: "the new install's replicas are its stack config's",
   },
 };
 
@@ -1125,7 +1126,19 @@ class Converter {
     }
     for (const restore of (this.options.restores ?? []).filter(ours)) {
       const label = `PulpRestore ${restore.metadata?.name ?? ""}`.trim();
-      this.note(label, NOT_RESTORABLE);
+      const spec = obj(restore.spec);
+      const id =
+        text(spec.backup_dir)?.replace(/\/+$/, "").split("/").pop() ??
+        "<status.backupDirectory of the PulpBackup, without /backups/>";
+      const claim = text(spec.backup_pvc) ?? "<status.backupClaim of the PulpBackup>";
+      this.note(
+        label,
+        "moving by backup: in a new stack with a database of its own, not this config (it takes the install " +
+          "over in place, where a restore is refused): " +
+          `pulumi config set --path pulp:restore.backup ${id}; pulumi config set --path pulp:restore.claim ${claim} ` +
+          `(in the new install's namespace; or the directory as a tar over pulp:restore.http); npm run backup -- keys ${id} ` +
+          "--archive <a tar of the directory> (docs/migrate-from-pulp-operator.md, Moving by backup)",
+      );
     }
   }
 

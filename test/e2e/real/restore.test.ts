@@ -7,7 +7,9 @@
 // and replaces B's live data with pulp:restore.overwrite; Pulp's own repair check finds nothing missing.
 // Then A restores that backup over itself with the keys it generated (none in its stack config). Last,
 // both installs are destroyed with their namespace, and a new stack in a new namespace restores the
-// backup from the bucket (the install gone, the bucket left).
+// backup from the bucket (the install gone, the bucket left). Beside that, the source's data laid out as a
+// pulp-operator PulpBackup comes into a namespace of its own over http, as a user moving from the operator
+// brings theirs.
 // Ordered: each test builds on the last.
 import { execFileSync } from "child_process";
 import * as fs from "fs";
@@ -43,6 +45,7 @@ import { ensureCdi } from "../../../testbed/real/cdi";
 import { ensureCnpgOperator } from "../../../testbed/real/cnpg";
 import { backupTool, lastJsonLine, pulpShell } from "../../../testbed/real/operate";
 import { ObjectStorage, startObjectStorage } from "../../../testbed/real/s3";
+import { pulpBackupOf } from "../../../testbed/real/pulpBackup";
 import { busyboxArchive, importImages, ONE_POD_EACH } from "../../../testbed/real/stack";
 
 jest.setTimeout(20 * 60 * 1000);
@@ -57,6 +60,11 @@ const SOURCE_PORT_AFTER = 24886;
 const FRESH = "real-restore-fresh";
 const FRESH_NS = "pulp-restore-fresh";
 const FRESH_PORT = 24887;
+/** The source's data as a pulp-operator PulpBackup, restored into a namespace of its own. */
+const MOVED = "real-restore-pulpbackup";
+const MOVED_NS = "pulp-restore-pulpbackup";
+const MOVED_PORT = 24888;
+const PULPBACKUP = "openshift-backup-2026-11-25-031500";
 const ADMIN_PASSWORD = "restore-admin-Kx7";
 const REMOTE_PASSWORD = "remote-Secret-91q";
 const DEV_STACK = path.join(REPO, "Pulumi.dev.yaml");
@@ -163,6 +171,7 @@ afterAll(() => {
     fs.rmSync(path.join(REPO, `Pulumi.${TARGET}.yaml`), { force: true });
     dropStack(SOURCE, NS);
     dropStack(FRESH, FRESH_NS);
+    dropStack(MOVED, MOVED_NS);
   }
 });
 
@@ -274,6 +283,62 @@ test("real clients read everything back from the restored install: login, file, 
 
   // Decrypted with the backup's db-fields key.
   expect(remotePassword(NS, "restored")).toBe(REMOTE_PASSWORD);
+});
+
+test("a pulp-operator PulpBackup of the source (laid out as the operator lays it out) comes into a new namespace over http: keys from its files, one `pulumi up`, and real clients read everything back", async () => {
+  // As the operator's backup pod makes it (testbed/real/pulpBackup.ts), then as a user moving it packs it: a
+  // tar of the directory, put where the new install reads it over http (here the bucket, presigned).
+  const { archive: tar } = await pulpBackupOf(NS, "pulp", PULPBACKUP);
+  const key = `pulpbackups/${PULPBACKUP}.tar`;
+  storage!.upload(BUCKET, key, tar);
+  freshStack(
+    MOVED,
+    {
+      namespace: MOVED_NS,
+      contentOrigin: `http://127.0.0.1:${MOVED_PORT}`,
+      ...ONE_POD_EACH,
+      backup: { enabled: false },
+      restore: { backup: PULPBACKUP, http: { size: "1Gi" } },
+    },
+    DEV_STACK,
+  );
+  mustPulumi(MOVED, [
+    "config",
+    "set",
+    "--secret",
+    "--path",
+    "pulp:restore.http.url",
+    storage!.presign(BUCKET, key, 3600),
+  ]);
+  const keys = backupTool(MOVED_NS, "keys", PULPBACKUP, "--archive", tar, "--stack", MOVED);
+  expect({ ok: keys.ok, stderr: keys.stderr }).toEqual({ ok: true, stderr: expect.any(String) });
+  expect(keys.stdout).toContain("pulp:dbFieldsEncryptionKey");
+  expect(keys.stdout).not.toContain(ADMIN_PASSWORD);
+  const up = mustPulumi(MOVED, ["up", "--yes", "--skip-preview"]);
+  timings.pulpBackupUp = up.seconds;
+  expect(restoredBackupOf(MOVED)).toBe(PULPBACKUP);
+  const [restorePod] = getJson([
+    "pods",
+    "-n",
+    MOVED_NS,
+    "-l",
+    "job-name=pulp-restore-op-20261125t031500",
+  ]).items;
+  expect(JSON.parse(restorePod.status.containerStatuses[0].state.terminated.message)).toMatchObject({
+    restored: PULPBACKUP,
+  });
+
+  forwards.push(await portForward(MOVED_NS, "pulp-web", MOVED_PORT, 8080));
+  const moved: Pulp = { ...source, baseUrl: `http://127.0.0.1:${MOVED_PORT}` };
+  expect(pulpCli(moved, ["user", "show", "--username", "admin"]).username).toBe("admin");
+  expect(await served(moved, contentPath)).toEqual({ status: 200, sha256: sha256(data) });
+  expect(pullImage(`127.0.0.1:${MOVED_PORT}/${IMAGE}`, moved)).toEqual(imageLayers);
+  // Decrypted with the PulpBackup's db-fields key, which `keys` set from its YAML.
+  expect(remotePassword(MOVED_NS, "pulp")).toBe(REMOTE_PASSWORD);
+  expect(await repair(moved)).toEqual({ missing: 0, corrupted: 0 });
+  mustPulumi(MOVED, ["preview", "--expect-no-changes"]);
+  // Done with: its namespace goes now, so the rest of the suite has the node to itself.
+  dropStack(MOVED, MOVED_NS);
 });
 
 test("the same backup id again changes nothing; a second backup taken during uploads is refused on the live install", async () => {

@@ -411,3 +411,63 @@ test("a restore makes Redis and pulp-web only once its check has passed: a refus
   for (const r of made)
     expect({ [r.name]: run.dependenciesOf(r).has(check.urn) }).toEqual({ [r.name]: true });
 });
+
+const PULPBACKUP = "openshift-backup-2026-11-24-031500";
+
+test("a pulp-operator PulpBackup's directory is a backup id: its Jobs carry a short form of it, and its check reads this install's keys", async () => {
+  expect(
+    planRestore(config({ backup: PULPBACKUP, claim: "example-backup-claim" }), FIRST_INSTALL, SUPPLIED),
+  ).toEqual({
+    kind: "restore",
+    backup: PULPBACKUP,
+    claim: "example-backup-claim",
+    overwrite: false,
+    done: false,
+  });
+  const run = await render(
+    { ...RESTORE, restore: { backup: PULPBACKUP, claim: "example-backup-claim" } },
+    KEYS,
+  );
+  // op-<date>t<time>: with a 30-character instance, `<instance>-restore-check-<it>` is 63 characters.
+  const restore = run.k8s("Job", "pulp-restore-op-20261124t031500");
+  const check = run.k8s("Job", "pulp-restore-check-op-20261124t031500");
+  expect(restore.inputs.spec.template.spec.containers[0].env).toContainEqual({
+    name: "BACKUP_DIR",
+    value: `/backups/${PULPBACKUP}`,
+  });
+  // The PulpBackup's keys are in its YAML files, which the check reads (restore.sh's image has no YAML).
+  const pod = check.inputs.spec.template.spec;
+  expect(restrictedViolations(pod)).toEqual([]);
+  expect(pod.containers[0].env).toContainEqual({ name: "KEYS_DIR", value: "/run/keys" });
+  expect(pod.containers[0].volumeMounts).toContainEqual({
+    name: "keys",
+    mountPath: "/run/keys",
+    readOnly: true,
+  });
+  const sources = pod.volumes.find((v: any) => v.name === "keys").projected.sources;
+  expect(sources.map((s: any) => s.secret.items[0].path)).toEqual([
+    "secret_key",
+    "database_fields.symmetric.key",
+    "admin_password",
+  ]);
+  // This program's backups are checked by restore.sh against their manifest: no keys in the check's pod.
+  const own = await render(RESTORE, KEYS);
+  expect(
+    own.k8s("Job", `pulp-restore-check-${ID.toLowerCase()}`).inputs.spec.template.spec.volumes,
+  ).not.toContainEqual(expect.objectContaining({ name: "keys" }));
+});
+
+test("a PulpBackup restores into a new install only: an overwrite of a live one is refused, with the way out", () => {
+  const overwrite = config({ backup: PULPBACKUP, claim: "example-backup-claim", overwrite: PULPBACKUP });
+  expect(() => planRestore(overwrite, live, SUPPLIED)).toThrow(
+    `${RESTORE_REFUSED_MARKER} pulp:restore.overwrite: ${PULPBACKUP} is a pulp-operator PulpBackup, which restores ` +
+      "into a new install only (it names no releases, so what it would do to a live database cannot be checked " +
+      "first). Restore it into a new stack (pulumi stack init), then move the clients; for now: pulumi config rm " +
+      "--path pulp:restore.overwrite",
+  );
+  expect(problemsOf({ ...RESTORE, restore: { backup: "openshift-backup-2026-11-24" } })).toEqual([
+    expect.stringMatching(
+      /^pulp:restore.backup: must be a backup id such as "20261124T031500Z" .*, or the directory of a pulp-operator PulpBackup such as "openshift-backup-2026-11-24-031500"/,
+    ),
+  ]);
+});

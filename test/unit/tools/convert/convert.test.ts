@@ -304,6 +304,15 @@ test("a Route, a ReadWriteOnce volume, the operator's PostgreSQL, floating tags 
       "(storage.pvc.existingClaim) and never deletes. It belongs to the Pulp CR: delete the CR with " +
       "--cascade=orphan before pulumi up, which refuses an owned claim (docs/migrate-from-pulp-operator.md)",
   ]);
+  // A PulpRestore: the commands for a new stack, which this config (the install in place) is not.
+  expect(noteOf(c, "PulpRestore beta-restore")).toEqual([
+    "moving by backup: in a new stack with a database of its own, not this config (it takes the install over " +
+      "in place, where a restore is refused): pulumi config set --path pulp:restore.backup <status.backupDirectory " +
+      "of the PulpBackup, without /backups/>; pulumi config set --path pulp:restore.claim <status.backupClaim of " +
+      "the PulpBackup> (in the new install's namespace; or the directory as a tar over pulp:restore.http); npm run " +
+      "backup -- keys <status.backupDirectory of the PulpBackup, without /backups/> --archive <a tar of the " +
+      "directory> (docs/migrate-from-pulp-operator.md, Moving by backup)",
+  ]);
   // What the CR cannot say: the pg_dump image for backups.
   expect(c.problems).toEqual([
     {

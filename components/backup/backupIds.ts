@@ -1,0 +1,23 @@
+// The backups a restore reads: this program's (backup.sh, named by the time in UTC) and pulp-operator's
+// PulpBackup directories, whose layout differs (restore.sh and restoreCheck.py tell them apart by it).
+
+/** This program's backup id: the UTC time it was taken. */
+export const OWN_BACKUP_ID = /^\d{8}T\d{6}Z$/;
+
+/**
+ * A PulpBackup's directory in its claim: `openshift-backup-<time>`, the time as Go's "2006-01-02-150405"
+ * (pulp-operator 2.0.0, controllers/backup/utils.go getBackupDir), as its status.backupDirectory names it.
+ */
+export const OPERATOR_BACKUP_ID = /^openshift-backup-(\d{4})-(\d{2})-(\d{2})-(\d{6})$/;
+
+export const isOperatorBackup = (id: string): boolean => OPERATOR_BACKUP_ID.test(id);
+
+/**
+ * The backup as object names carry it (`<instance>-restore-<slug>`, `-restore-check-`, `-restore-fetch-`):
+ * ours lower-cased (16 characters); a PulpBackup's as `op-<date>t<time>` (18), so that the longest name, with
+ * a 30-character instance, stays within the 63 a Job's name may have.
+ */
+export function backupSlug(id: string): string {
+  const operator = OPERATOR_BACKUP_ID.exec(id);
+  return operator ? `op-${operator[1]}${operator[2]}${operator[3]}t${operator[4]}` : id.toLowerCase();
+}

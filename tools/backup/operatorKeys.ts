@@ -1,0 +1,38 @@
+// A pulp-operator PulpBackup's keys, from the Secrets it copies as YAML (controllers/backup/secret.go at
+// 2.0.0): pulp_secret_key.yaml is the whole Secret as kubectl prints it (values base64 under `data`), the
+// others flat maps of the Secret's values. restoreCheck.py reads the same files to check a restore.
+import * as yaml from "js-yaml";
+import { RESTORE_KEYS } from "../../components/config/rules";
+
+/** Each key a restore needs: the PulpBackup's file and the key in it. */
+export const OPERATOR_KEY_FILES: Record<(typeof RESTORE_KEYS)[number], { file: string; key: string }> = {
+  secretKey: { file: "pulp_secret_key.yaml", key: "secret_key" },
+  dbFieldsEncryptionKey: { file: "db_fields_encryption_secret.yaml", key: "database_fields.symmetric.key" },
+  adminPassword: { file: "admin_secret.yaml", key: "password" },
+};
+
+/**
+ * The keys' values by stack config key, from the files' texts (`read` gives one, or undefined when the
+ * backup has no such file). Throws naming the file and key that is missing; never a value.
+ */
+export function operatorKeys(id: string, read: (file: string) => string | undefined): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const [name, { file, key }] of Object.entries(OPERATOR_KEY_FILES)) {
+    const text = read(file);
+    if (text === undefined) throw new Error(`PulpBackup ${id} has no ${file}: it is incomplete`);
+    const doc = (yaml.load(text) ?? {}) as Record<string, unknown>;
+    let value: unknown;
+    if (doc.kind === "Secret") {
+      const stringData = (doc.stringData ?? {}) as Record<string, string>;
+      const data = (doc.data ?? {}) as Record<string, string>;
+      value =
+        stringData[key] ??
+        (data[key] === undefined ? undefined : Buffer.from(data[key], "base64").toString("utf8"));
+    } else value = doc[key];
+    if (value === undefined || value === null || value === "") {
+      throw new Error(`PulpBackup ${id} has no ${key} in ${file}: it is incomplete`);
+    }
+    values[name] = String(value);
+  }
+  return values;
+}
