@@ -11,6 +11,7 @@ import {
   freshStack,
   getJson,
   items,
+  kubectl,
   mustPulumi,
   setSecrets,
   waitUntil,
@@ -179,6 +180,13 @@ test("a burst of uploads wakes the workers, their count rises with the queue, th
   // Past one worker (the activation), up to the maximum the queue asked for, and never beyond it.
   expect(peak).toBe(WORKERS.maxReplicas);
   const failed = pulpCli(pulp, ["task", "list", "--state", "failed", "--limit", "50"]);
+  // A task's process that died leaves only its exit code in the task: the workers' own lines say why
+  // (CI saw "Task process died unexpectedly with exitcode 1" once, beside two other suites).
+  if (failed.length > 0) {
+    console.log(
+      kubectl(["logs", "-n", NS, "-l", "app.kubernetes.io/component=worker", "--tail=80", "--prefix"]),
+    );
+  }
   expect(failed).toEqual([]);
   const uploaded = pulpCli(pulp, ["file", "content", "list", "--limit", "100"]) as {
     relative_path: string;
