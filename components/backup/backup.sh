@@ -50,20 +50,10 @@ server=$(psql -XAtc 'SHOW server_version') || fail "cannot reach PostgreSQL at $
 pg_dump --format=custom --file="$work/database.dump" || fail "pg_dump failed (see the log above)"
 log "database dumped ($(stat -c %s "$work/database.dump") bytes, PostgreSQL $server)"
 
-# One table of the dump (the same snapshot), the named columns tab-separated: empty where it has no such
-# column (core_artifact.pulp_domain_id came with domains), nothing where it has no such table.
-columns() {
-  local table=$1
-  shift
-  pg_restore --data-only --table="$table" --file=- "$work/database.dump" | awk -F'\t' -v OFS='\t' -v want="$*" '
-    /^COPY [^ ]+ \(/ {
-      sub(/^[^(]*\(/, ""); sub(/\).*$/, ""); n = split($0, cols, ", "); m = split(want, w, " ")
-      for (j = 1; j <= m; j++) for (i = 1; i <= n; i++) if (cols[i] == w[j]) at[j] = i
-      rows = 1; next
-    }
-    rows && $0 == "\\." { rows = 0; next }
-    rows { line = at[1] ? $at[1] : ""; for (j = 2; j <= m; j++) line = line OFS (at[j] ? $at[j] : ""); print line }'
-}
+# One table of the dump (the same snapshot): dump_columns (dumpColumns.sh, shipped beside this script).
+# shellcheck source=dumpColumns.sh
+. "$(dirname "${BASH_SOURCE[0]}")/dumpColumns.sh"
+columns() { dump_columns "$work/database.dump" "$@"; }
 # The artifact files the dump references.
 columns core_artifact file pulp_domain_id >"$work/artifacts.rows"
 cut -f1 "$work/artifacts.rows" | LC_ALL=C sort -u >"$work/artifacts.list"

@@ -24,6 +24,8 @@ import { PULP_PYTHON } from "../workload/pulpProcess";
 export const BACKUP_SCRIPT = fs.readFileSync(path.join(__dirname, "backup.sh"), "utf8");
 /** hmac_sha256, which backup.sh and restore.sh source from beside themselves (in each one's ConfigMap). */
 export const KEY_DIGEST_SCRIPT = fs.readFileSync(path.join(__dirname, "keyDigest.sh"), "utf8");
+/** dump_columns: a table of a pg_dump archive, sourced by backup.sh and restore.sh. */
+export const DUMP_COLUMNS_SCRIPT = fs.readFileSync(path.join(__dirname, "dumpColumns.sh"), "utf8");
 /** Puts each backup into object storage too, when backup.s3 is set (run with Pulp's interpreter). */
 export const UPLOAD_SCRIPT = fs.readFileSync(path.join(__dirname, "upload.py"), "utf8");
 
@@ -171,6 +173,7 @@ export class Backup extends pulumi.ComponentResource {
         data: {
           "backup.sh": BACKUP_SCRIPT,
           "keyDigest.sh": KEY_DIGEST_SCRIPT,
+          "dumpColumns.sh": DUMP_COLUMNS_SCRIPT,
           "config.json": JSON.stringify(args.config, null, 2),
           ...(backup.s3 ? { "upload.py": UPLOAD_SCRIPT } : {}),
         },

@@ -141,14 +141,9 @@ if [[ $operator == true ]]; then
   # backup.sh sorts artifacts.list.
   media=$dir/pulp/media
   artifacts_list=$work/artifacts.list
-  pg_restore --data-only --table=core_artifact --file=- "$dump" | awk -F'\t' '
-    /^COPY [^ ]+ \(/ {
-      sub(/^[^(]*\(/, ""); sub(/\).*$/, ""); n = split($0, cols, ", ")
-      for (i = 1; i <= n; i++) if (cols[i] == "file") at = i
-      rows = 1; next
-    }
-    rows && $0 == "\\." { rows = 0; next }
-    rows && at { print $at }' | LC_ALL=C sort -u >"$artifacts_list"
+  # shellcheck source=dumpColumns.sh
+  . "$(dirname "${BASH_SOURCE[0]}")/dumpColumns.sh"
+  dump_columns "$dump" core_artifact file | LC_ALL=C sort -u >"$artifacts_list"
 fi
 
 # restoreCheck.py compared the storages first; this holds even where it did not run (an older Job's pod).

@@ -10,7 +10,15 @@ import { fixedName, Identity, labels, runningLabels } from "../common/labels";
 import { PodDefaults, restricted } from "../workload/podSecurity";
 import { PACKAGE_OF, WAYPOINTS } from "../upgrade/migrations";
 import { PULP_PYTHON } from "../workload/pulpProcess";
-import { BackupKeys, InstallData, KEY_DIGEST_SCRIPT, keyProjection, libpqEnv, storageName } from "./backup";
+import {
+  BackupKeys,
+  DUMP_COLUMNS_SCRIPT,
+  InstallData,
+  KEY_DIGEST_SCRIPT,
+  keyProjection,
+  libpqEnv,
+  storageName,
+} from "./backup";
 import { backupSlug, isOperatorBackup } from "./backupIds";
 
 /** The script the Job runs (shellchecked in the repository, shipped in a ConfigMap). */
@@ -214,6 +222,7 @@ export class RestoreJob extends pulumi.ComponentResource {
         data: {
           "restore.sh": RESTORE_SCRIPT,
           "keyDigest.sh": KEY_DIGEST_SCRIPT,
+          "dumpColumns.sh": DUMP_COLUMNS_SCRIPT,
           ...(args.overwrite ? { overwrite: args.backup } : {}),
         },
       },
