@@ -4,7 +4,8 @@
 // resource owns it, then, once it is deleted with --cascade=orphan, `pulumi up` at the release the
 // operator runs, under client traffic to the operator's pulp-web; the operator's pods retired under
 // traffic to this install's: no failed request. The same files, password, user and remote credentials,
-// no artifact lost, and a second update changes nothing.
+// no artifact lost, and a second update changes nothing. The install is testbed/real/takeoverFixture.ts's:
+// CI lays it out ahead, beside the suites that share the node; run alone, this suite lays it out.
 import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
@@ -24,34 +25,22 @@ import { get, pulpCli, sha256 } from "../../../testbed/real/clients";
 import { prepareLoadTarget, underLoad } from "../../../testbed/real/loadTarget";
 import { LoadRecord } from "../../../testbed/real/loadReport";
 import { checkArtifacts, pulpShell } from "../../../testbed/real/operate";
-import { layOutOperatorInstall, OperatorInstall } from "../../../testbed/real/operatorLayout";
-import { importImages, localImages, requireLocalImage, SMALL_PODS } from "../../../testbed/real/stack";
+import type { OperatorInstall } from "../../../testbed/real/operatorLayout";
+import { SMALL_PODS } from "../../../testbed/real/stack";
+import { TAKEOVER_FIXTURE, takeoverFixture } from "../../../testbed/real/takeoverFixture";
 
 jest.setTimeout(45 * 60 * 1000);
 
-const NS = "pulp-operator-layout";
-const CR = "example";
+const { namespace: NS, name: CR, release: RELEASE } = TAKEOVER_FIXTURE;
 const INSTANCE = `${CR}-pulumi`;
 const STACK = "takeover";
-const RELEASE = "3.121.3";
 const OUT = path.join(STATE, "takeover");
 
 let op: OperatorInstall;
 
 beforeAll(
   () => {
-    importImages();
-    deleteNamespace(NS, 300);
-    op = layOutOperatorInstall(
-      NS,
-      CR,
-      {
-        pulp: requireLocalImage(`localhost/pulp-minimal:${RELEASE}`),
-        web: requireLocalImage(`localhost/pulp-web:${RELEASE}`),
-        postgresql: localImages().postgresql,
-      },
-      RELEASE,
-    );
+    op = takeoverFixture();
     fs.mkdirSync(OUT, { recursive: true });
   },
   20 * 60 * 1000,
