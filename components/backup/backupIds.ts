@@ -21,3 +21,16 @@ export function backupSlug(id: string): string {
   const operator = OPERATOR_BACKUP_ID.exec(id);
   return operator ? `op-${operator[1]}${operator[2]}${operator[3]}t${operator[4]}` : id.toLowerCase();
 }
+
+/**
+ * The keys a restore needs, as a PulpBackup holds them (pulp-operator 2.0.0, controllers/backup/secret.go):
+ * by stack config key, the file it copies the Secret into and the key there. pulp_secret_key.yaml is the
+ * whole Secret as kubectl prints it (values base64 under `data`), the others flat maps of its values.
+ * `npm run backup -- keys` reads them for the stack config; the restore's check (restoreCheck.py) compares
+ * them with this install's.
+ */
+export const PULP_BACKUP_KEYS = {
+  secretKey: { file: "pulp_secret_key.yaml", key: "secret_key" },
+  dbFieldsEncryptionKey: { file: "db_fields_encryption_secret.yaml", key: "database_fields.symmetric.key" },
+  adminPassword: { file: "admin_secret.yaml", key: "password" },
+} as const;

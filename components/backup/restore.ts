@@ -15,11 +15,12 @@ import {
   DUMP_COLUMNS_SCRIPT,
   InstallData,
   KEY_DIGEST_SCRIPT,
+  KEY_FILES,
   keyProjection,
   libpqEnv,
   storageName,
 } from "./backup";
-import { backupSlug, isOperatorBackup } from "./backupIds";
+import { backupSlug, isOperatorBackup, PULP_BACKUP_KEYS } from "./backupIds";
 
 /** The script the Job runs (shellchecked in the repository, shipped in a ConfigMap). */
 export const RESTORE_SCRIPT = fs.readFileSync(path.join(__dirname, "restore.sh"), "utf8");
@@ -28,6 +29,23 @@ export const RESTORE_SCRIPT = fs.readFileSync(path.join(__dirname, "restore.sh")
  * against this install's storage.
  */
 export const RESTORE_CHECK_SCRIPT = fs.readFileSync(path.join(__dirname, "restoreCheck.py"), "utf8");
+
+/**
+ * PULP_BACKUP_KEYS as restoreCheck.py compares them: each with the file this install's key has in KEYS_DIR
+ * (KEY_FILES, as a backup's keys/ names them).
+ */
+export function pulpBackupKeyFiles(): { keyFile: string; file: string; key: string }[] {
+  const keyFile = {
+    secretKey: KEY_FILES.secretKey,
+    dbFieldsEncryptionKey: KEY_FILES.dbFieldsKey,
+    adminPassword: KEY_FILES.adminPassword,
+  } satisfies Record<keyof typeof PULP_BACKUP_KEYS, string>;
+  return Object.entries(PULP_BACKUP_KEYS).map(([config, { file, key }]) => ({
+    keyFile: keyFile[config as keyof typeof PULP_BACKUP_KEYS],
+    file,
+    key,
+  }));
+}
 
 /**
  * The upgrade planner's tables as restoreCheck.py applies them to a backup's releases (the backup's
@@ -155,7 +173,12 @@ export class RestoreCheck extends pulumi.ComponentResource {
                     { name: "BACKUP_DIR", value: `/backups/${args.backup}` },
                     { name: "RESTORE_RULES", value: JSON.stringify(restoreRules()) },
                     { name: "TARGET_STORAGE", value: storageName({ s3 }) },
-                    ...(keys ? [{ name: "KEYS_DIR", value: "/run/keys" }] : []),
+                    ...(keys
+                      ? [
+                          { name: "KEYS_DIR", value: "/run/keys" },
+                          { name: "PULP_BACKUP_KEYS", value: JSON.stringify(pulpBackupKeyFiles()) },
+                        ]
+                      : []),
                     ...(s3
                       ? [
                           { name: "S3_ENDPOINT_URL", value: s3.endpointUrl ?? "" },

@@ -22,7 +22,7 @@ A pulp-operator PulpBackup (pulp.db, pulp/, its Secrets as YAML, no manifest.jso
 storage only, complete, and made with the keys this install runs with (KEYS_DIR: a restore reads the keys
 from the stack config, and a PulpBackup's are in its files).
 
-Env: BACKUP_DIR; RESTORE_RULES (JSON: packages, waypoints); KEYS_DIR (PulpBackups); TARGET_STORAGE ("pvc" or "s3://<bucket>", backup.ts storageName); for s3 S3_ENDPOINT_URL
+Env: BACKUP_DIR; RESTORE_RULES (JSON: packages, waypoints); KEYS_DIR and PULP_BACKUP_KEYS (JSON: keyFile, file, key; PulpBackups); TARGET_STORAGE ("pvc" or "s3://<bucket>", backup.ts storageName); for s3 S3_ENDPOINT_URL
 and S3_REGION (may be empty), AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY.
 """
 
@@ -158,16 +158,6 @@ def missing_in_bucket(backup_dir: str, bucket: str) -> tuple[int, list[str], int
     return len(names), first, missing, extra
 
 
-# A pulp-operator PulpBackup (2.0.0, controllers/backup): the Secrets it copies, by file, and the key of
-# each that a restore needs, as this install's key files (KEYS_DIR, backup.ts KEY_FILES) name them.
-# pulp_secret_key.yaml is the whole Secret as kubectl prints it; the others are flat maps of its values.
-OPERATOR_KEYS = {
-    "secret_key": ("pulp_secret_key.yaml", "secret_key"),
-    "database_fields.symmetric.key": ("db_fields_encryption_secret.yaml", "database_fields.symmetric.key"),
-    "admin_password": ("admin_secret.yaml", "password"),
-}
-
-
 def operator_key(backup_dir: str, file: str, key: str) -> str | None:
     import base64
 
@@ -217,8 +207,11 @@ def check_operator_backup(backup_id: str, backup_dir: str, target: str) -> None:
             f"(chmod a+r <mount>/{backup_id}/pulp.db), or bring the PulpBackup in as a tar made with "
             "--mode=a+rX (pulp:restore.http, docs/migrate-from-pulp-operator.md)"
         )
+    # Each key a restore needs: the Secret file the operator copies it into, its key there, and this install's
+    # key file in KEYS_DIR (components/backup/backupIds.ts PULP_BACKUP_KEYS, restore.ts pulpBackupKeyFiles).
     keys_dir = os.environ["KEYS_DIR"]
-    for name, (file, key) in OPERATOR_KEYS.items():
+    for entry in json.loads(os.environ["PULP_BACKUP_KEYS"]):
+        name, file, key = entry["keyFile"], entry["file"], entry["key"]
         want = operator_key(backup_dir, file, key)
         if want is None:
             refuse(f"PulpBackup {backup_id} has no {key} in {file}: it is incomplete. Nothing was changed")

@@ -1,15 +1,12 @@
-// A pulp-operator PulpBackup's keys, from the Secrets it copies as YAML (controllers/backup/secret.go at
-// 2.0.0): pulp_secret_key.yaml is the whole Secret as kubectl prints it (values base64 under `data`), the
-// others flat maps of the Secret's values. restoreCheck.py reads the same files to check a restore.
+// A pulp-operator PulpBackup's keys, from the Secrets it copies as YAML files (PULP_BACKUP_KEYS says which
+// file and key; restoreCheck.py reads the same ones to check a restore).
 import * as yaml from "js-yaml";
+import { PULP_BACKUP_KEYS } from "../../components/backup/backupIds";
 import { RESTORE_KEYS } from "../../components/config/rules";
 
 /** Each key a restore needs: the PulpBackup's file and the key in it. */
-export const OPERATOR_KEY_FILES: Record<(typeof RESTORE_KEYS)[number], { file: string; key: string }> = {
-  secretKey: { file: "pulp_secret_key.yaml", key: "secret_key" },
-  dbFieldsEncryptionKey: { file: "db_fields_encryption_secret.yaml", key: "database_fields.symmetric.key" },
-  adminPassword: { file: "admin_secret.yaml", key: "password" },
-};
+export const OPERATOR_KEY_FILES: Record<(typeof RESTORE_KEYS)[number], { file: string; key: string }> =
+  PULP_BACKUP_KEYS;
 
 /**
  * The keys' values by stack config key, from the files' texts (`read` gives one, or undefined when the

@@ -6,7 +6,7 @@ import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { restoreRules } from "../../../../components/backup/restore";
+import { pulpBackupKeyFiles, restoreRules } from "../../../../components/backup/restore";
 
 const CHECK = path.join(__dirname, "../../../../components/backup/restoreCheck.py");
 const ID = "openshift-backup-2026-11-25-031500";
@@ -67,6 +67,7 @@ function check(keys: Record<string, string> = KEYS, target = "pvc", uid?: number
       RESTORE_RULES: JSON.stringify(restoreRules()),
       TARGET_STORAGE: target,
       KEYS_DIR: keysDir,
+      PULP_BACKUP_KEYS: JSON.stringify(pulpBackupKeyFiles()),
       TERMINATION_LOG: log,
     },
   });

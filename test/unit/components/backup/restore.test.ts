@@ -439,6 +439,13 @@ test("a pulp-operator PulpBackup's directory is a backup id: its Jobs carry a sh
   const pod = check.inputs.spec.template.spec;
   expect(restrictedViolations(pod)).toEqual([]);
   expect(pod.containers[0].env).toContainEqual({ name: "KEYS_DIR", value: "/run/keys" });
+  // Which of its files and keys to compare with which of this install's key files.
+  const compared = JSON.parse(pod.containers[0].env.find((e: any) => e.name === "PULP_BACKUP_KEYS").value);
+  expect(compared.map((k: any) => [k.file, k.keyFile])).toEqual([
+    ["pulp_secret_key.yaml", "secret_key"],
+    ["db_fields_encryption_secret.yaml", "database_fields.symmetric.key"],
+    ["admin_secret.yaml", "admin_password"],
+  ]);
   expect(pod.containers[0].volumeMounts).toContainEqual({
     name: "keys",
     mountPath: "/run/keys",
