@@ -158,24 +158,46 @@ function runPulpCli(pulp: Pulp, args: string[]) {
   );
 }
 
-/** skopeo copy between two references; credentials for the Pulp registry side. */
-export function skopeoCopy(from: string, to: string, pulp: Pulp): { ok: boolean; output: string } {
+/**
+ * skopeo copy between two references; the admin's credentials for the Pulp registry side, or a bearer
+ * token from `registryToken` (a registry whose token server clients on this host cannot reach).
+ */
+export function skopeoCopy(
+  from: string,
+  to: string,
+  pulp: Pulp,
+  token?: string,
+): { ok: boolean; output: string } {
+  const auth = (side: "src" | "dest") =>
+    token ? [`--${side}-registry-token`, token] : [`--${side}-creds`, `admin:${pulp.password}`];
   const r = spawnSync(
     "skopeo",
-    [
-      "copy",
-      "--src-tls-verify=false",
-      "--dest-tls-verify=false",
-      "--src-creds",
-      `admin:${pulp.password}`,
-      "--dest-creds",
-      `admin:${pulp.password}`,
-      from,
-      to,
-    ],
+    ["copy", "--src-tls-verify=false", "--dest-tls-verify=false", ...auth("src"), ...auth("dest"), from, to],
     { encoding: "utf8", timeout: 10 * 60 * 1000 },
   );
   return { ok: r.status === 0, output: `${r.stdout}${r.stderr}` };
+}
+
+/**
+ * What skopeo needs to push to and pull `repository` at `pulp.baseUrl` when the registry's token server is
+ * a name clients on this host cannot resolve (pulp-operator's TOKEN_SERVER is a cluster DNS name): when
+ * its /v2/ challenges with a bearer realm, a token from /token/ through the same address, asked for as the
+ * admin with that host as its service (pulp_container checks the token's audience against the Host a
+ * request names, token_verification.py); undefined when it takes the admin's credentials.
+ */
+export async function registryToken(pulp: Pulp, repository: string): Promise<string | undefined> {
+  const challenge = await get(`${pulp.baseUrl}/v2/`);
+  if (!/^Bearer /.test(String(challenge.headers["www-authenticate"] ?? ""))) return undefined;
+  const host = new URL(pulp.baseUrl).host;
+  const query = new URLSearchParams({ service: host, scope: `repository:${repository}:pull,push` });
+  const auth = Buffer.from(`admin:${pulp.password}`).toString("base64");
+  const answer = await get(`${pulp.baseUrl}/token/?${query}`, { Authorization: `Basic ${auth}` });
+  if (answer.status !== 200) {
+    throw new Error(
+      `GET /token/ at ${pulp.baseUrl}: ${answer.status} ${answer.body.toString("utf8").slice(0, 300)}`,
+    );
+  }
+  return JSON.parse(answer.body.toString("utf8")).token;
 }
 
 /**
@@ -240,9 +262,9 @@ export function uploadContinuously(
  * every layer against its digest; returns the manifest's layer digests. Throws when skopeo fails or a
  * layer does not match.
  */
-export function pullImage(image: string, pulp: Pulp): string[] {
+export function pullImage(image: string, pulp: Pulp, token?: string): string[] {
   const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pulled-")), "oci");
-  const pulled = skopeoCopy(`docker://${image}`, `oci:${dir}`, pulp);
+  const pulled = skopeoCopy(`docker://${image}`, `oci:${dir}`, pulp, token);
   if (!pulled.ok) throw new Error(`skopeo copy docker://${image} failed:\n${pulled.output}`);
   const blob = (digest: string) => fs.readFileSync(path.join(dir, "blobs", ...digest.split(":")));
   const index = JSON.parse(fs.readFileSync(path.join(dir, "index.json"), "utf8"));

@@ -21,12 +21,12 @@ import {
   setSecrets,
 } from "../../../testbed/harness";
 import { KUBECONFIG, REPO, STATE, toolchainBin } from "../../../testbed/local/environment";
-import { get, pulpCli, sha256 } from "../../../testbed/real/clients";
+import { get, pullImage, pulpCli, registryToken, sha256, skopeoCopy } from "../../../testbed/real/clients";
 import { prepareLoadTarget, underLoad } from "../../../testbed/real/loadTarget";
 import { LoadRecord } from "../../../testbed/real/loadReport";
 import { checkArtifacts, pulpShell } from "../../../testbed/real/operate";
 import type { OperatorInstall } from "../../../testbed/real/operatorLayout";
-import { SMALL_PODS } from "../../../testbed/real/stack";
+import { busyboxArchive, SMALL_PODS } from "../../../testbed/real/stack";
 import { TAKEOVER_FIXTURE, takeoverFixture } from "../../../testbed/real/takeoverFixture";
 
 jest.setTimeout(45 * 60 * 1000);
@@ -35,6 +35,8 @@ const { namespace: NS, name: CR, release: RELEASE } = TAKEOVER_FIXTURE;
 const INSTANCE = `${CR}-pulumi`;
 const STACK = "takeover";
 const OUT = path.join(STATE, "takeover");
+const IMAGE_REPOSITORY = "test/busybox";
+const IMAGE = `${IMAGE_REPOSITORY}:1`;
 
 let op: OperatorInstall;
 
@@ -131,6 +133,20 @@ test("pulp-operator's install taken over in place: same data and credentials, no
     "--password",
     "remote-s3cret",
   ]);
+  // A container image pushed to its registry. The operator's TOKEN_SERVER is a cluster DNS name, which
+  // skopeo here would not resolve from the challenge: the token comes from /token/ through pulp-web.
+  const theirRegistry = new URL(op.baseUrl).host;
+  const theirToken = await registryToken(theirs, IMAGE_REPOSITORY);
+  expect(theirToken).toEqual(expect.any(String)); // its registry challenges for a token (TOKEN_AUTH_DISABLED = False)
+  const pushed = skopeoCopy(
+    `oci-archive:${busyboxArchive()}`,
+    `docker://${theirRegistry}/${IMAGE}`,
+    theirs,
+    theirToken,
+  );
+  expect(pushed).toEqual({ ok: true, output: expect.any(String) });
+  const layers = pullImage(`${theirRegistry}/${IMAGE}`, theirs, theirToken);
+  expect(layers.length).toBeGreaterThan(0);
   const artifactsBefore = checkArtifacts(NS, CR);
 
   // The converter's output, applied as its script would: config keys, secrets from the operator's Secrets.
@@ -204,6 +220,11 @@ test("pulp-operator's install taken over in place: same data and credentials, no
   expect(
     pulpCli({ ...ours, username: "alice", password: "Alice-takeover-1" }, ["file", "repository", "list"]),
   ).toBeDefined();
+  // The image pulls from this install with the same layers, each checked against its digest.
+  const ourRegistry = new URL(ours.baseUrl).host;
+  expect(pullImage(`${ourRegistry}/${IMAGE}`, ours, await registryToken(ours, IMAGE_REPOSITORY))).toEqual(
+    layers,
+  );
   expect(
     pulpShell(
       NS,

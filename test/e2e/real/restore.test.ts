@@ -162,6 +162,12 @@ beforeAll(
   10 * 60 * 1000,
 );
 
+/** What a Job's pod reported: its termination message, JSON. */
+function jobReport(namespace: string, job: string): Record<string, unknown> {
+  const [pod] = getJson(["pods", "-n", namespace, "-l", `job-name=${job}`]).items;
+  return JSON.parse(pod.status.containerStatuses[0].state.terminated.message);
+}
+
 afterAll(() => {
   for (const f of forwards) f.stop();
   storage?.stop();
@@ -317,16 +323,7 @@ test("a pulp-operator PulpBackup of the source (laid out as the operator lays it
   const up = mustPulumi(MOVED, ["up", "--yes", "--skip-preview"]);
   timings.pulpBackupUp = up.seconds;
   expect(restoredBackupOf(MOVED)).toBe(PULPBACKUP);
-  const [restorePod] = getJson([
-    "pods",
-    "-n",
-    MOVED_NS,
-    "-l",
-    "job-name=pulp-restore-op-20261125t031500",
-  ]).items;
-  expect(JSON.parse(restorePod.status.containerStatuses[0].state.terminated.message)).toMatchObject({
-    restored: PULPBACKUP,
-  });
+  expect(jobReport(MOVED_NS, "pulp-restore-op-20261125t031500")).toMatchObject({ restored: PULPBACKUP });
 
   forwards.push(await portForward(MOVED_NS, "pulp-web", MOVED_PORT, 8080));
   const moved: Pulp = { ...source, baseUrl: `http://127.0.0.1:${MOVED_PORT}` };
@@ -640,14 +637,7 @@ test("with the install gone, data and namespace included, the bucket brings it b
   timings.freshFromBucketUp = up.seconds;
   expect(restoredBackupOf(FRESH)).toBe(otherId);
   // The fetch Job's pod says what it fetched: the whole archive, its sha256 the manifest's.
-  const [fetchPod] = getJson([
-    "pods",
-    "-n",
-    FRESH_NS,
-    "-l",
-    `job-name=pulp-restore-fetch-${otherId.toLowerCase()}`,
-  ]).items;
-  expect(JSON.parse(fetchPod.status.containerStatuses[0].state.terminated.message)).toMatchObject({
+  expect(jobReport(FRESH_NS, `pulp-restore-fetch-${otherId.toLowerCase()}`)).toMatchObject({
     fetched: `s3://${BUCKET}/${NS}/pulp/${otherId}.tar`,
     verified: true,
   });
