@@ -201,6 +201,47 @@ export async function registryToken(pulp: Pulp, repository: string): Promise<str
 }
 
 /**
+ * Pulls `repository:tag` from the registry at `pulp.baseUrl` as a client does, over HTTP, and checks each
+ * layer against its digest; returns the layer digests. The registry redirects a blob to CONTENT_ORIGIN,
+ * which for pulp-operator's install is a cluster DNS name this host does not resolve: the redirect is
+ * followed through `pulp.baseUrl`, with its path and query. `token` as `registryToken` gives it, else the
+ * admin's credentials.
+ */
+export async function pullLayers(
+  pulp: Pulp,
+  repository: string,
+  tag: string,
+  token?: string,
+): Promise<string[]> {
+  const authorization = token
+    ? `Bearer ${token}`
+    : `Basic ${Buffer.from(`admin:${pulp.password}`).toString("base64")}`;
+  const accept =
+    "application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json";
+  const manifest = await get(`${pulp.baseUrl}/v2/${repository}/manifests/${tag}`, {
+    Authorization: authorization,
+    Accept: accept,
+  });
+  if (manifest.status !== 200) throw new Error(`manifest ${repository}:${tag}: ${manifest.status}`);
+  const layers: string[] = JSON.parse(manifest.body.toString("utf8")).layers.map(
+    (l: { digest: string }) => l.digest,
+  );
+  for (const digest of layers) {
+    let blob = await get(`${pulp.baseUrl}/v2/${repository}/blobs/${digest}`, {
+      Authorization: authorization,
+    });
+    if ([301, 302, 307].includes(blob.status)) {
+      const to = new URL(String(blob.headers.location));
+      blob = await get(`${pulp.baseUrl}${to.pathname}${to.search}`);
+    }
+    if (blob.status !== 200) throw new Error(`blob ${digest} of ${repository}:${tag}: ${blob.status}`);
+    const actual = `sha256:${sha256(blob.body)}`;
+    if (actual !== digest) throw new Error(`${repository}:${tag}: layer ${digest} pulled as ${actual}`);
+  }
+  return layers;
+}
+
+/**
  * Uploads files of `bytes` random bytes into the file repository `repository` with pulp-cli, one after
  * another, until stopped: Pulp is always in or near an upload task. The first starts after
  * `delaySeconds`. `stop` ends the loop after the upload in flight and resolves with how many completed;
@@ -262,9 +303,9 @@ export function uploadContinuously(
  * every layer against its digest; returns the manifest's layer digests. Throws when skopeo fails or a
  * layer does not match.
  */
-export function pullImage(image: string, pulp: Pulp, token?: string): string[] {
+export function pullImage(image: string, pulp: Pulp): string[] {
   const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pulled-")), "oci");
-  const pulled = skopeoCopy(`docker://${image}`, `oci:${dir}`, pulp, token);
+  const pulled = skopeoCopy(`docker://${image}`, `oci:${dir}`, pulp);
   if (!pulled.ok) throw new Error(`skopeo copy docker://${image} failed:\n${pulled.output}`);
   const blob = (digest: string) => fs.readFileSync(path.join(dir, "blobs", ...digest.split(":")));
   const index = JSON.parse(fs.readFileSync(path.join(dir, "index.json"), "utf8"));

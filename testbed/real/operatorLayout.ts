@@ -96,7 +96,11 @@ function settingsPy(name: string, namespace: string, secretKey: string, dbPasswo
   ].join("\n");
 }
 
-/** The nginx.conf of the operator's `<name>-configmap`, as far as routing goes. */
+/**
+ * The nginx.conf of the operator's `<name>-configmap`, as far as routing goes: its own locations, and those
+ * of the pulp-web image's plugin snippets it includes (/etc/nginx/pulp/*.conf: the registry's /v2/, /token/
+ * and the blobs it redirects to under /pulp/container/).
+ */
 function nginxConf(name: string): string {
   return `
 pid /tmp/nginx.pid;
@@ -116,6 +120,7 @@ http {
     location /pulp/content/ { proxy_pass http://pulp-content; proxy_set_header Host $http_host; }
     location /pulp/api/v3/ { proxy_pass http://pulp-api; proxy_set_header Host $http_host; }
     location /v2/ { proxy_pass http://pulp-api; proxy_set_header Host $http_host; }
+    location /pulp/container/ { proxy_pass http://pulp-content; proxy_set_header Host $http_host; }
     location /token/ { proxy_pass http://pulp-api; proxy_set_header Host $http_host; }
     location / { proxy_pass http://pulp-api; proxy_set_header Host $http_host; }
   }
@@ -251,18 +256,26 @@ export function layOutOperatorInstall(
     databaseStatefulSet(name, namespace, images.postgresql),
     // Headless, as the operator's (database.go serviceForDatabase): DNS answers with the ready pod's address.
     service(name, namespace, "database", 5432, 5432, { app: "postgresql", pulp_cr: name }, true),
-    ...["api", "content", "worker", "web"].map((c) =>
-      deployment(name, namespace, c, c === "web" ? images.web : images.pulp),
-    ),
     service(name, namespace, "api", 24817, 24817),
     service(name, namespace, "content", 24816, 24816),
     service(name, namespace, "web", 24880, 8080),
     ...jobs(name, namespace, images.pulp),
   ].map(owned);
-  kubectl(["apply", "-f", "-"], JSON.stringify({ apiVersion: "v1", kind: "List", items: objects }));
+  const apply = (items: Manifest[]) =>
+    kubectl(["apply", "-f", "-"], JSON.stringify({ apiVersion: "v1", kind: "List", items }));
+  apply(objects);
   for (const job of ["pulpcore-migration", "reset-admin-password"]) {
     kubectl(["wait", "-n", namespace, "--for=condition=complete", `job/${name}-${job}`, "--timeout=600s"]);
   }
+  // The Deployments once the migration is done, where the operator applies them beside it: their init
+  // containers (wait_on_database_migrations.sh) start Pulp's manager every few seconds until it is, which
+  // on a busy node took more CPU than the migration and slowed it (a CI rehearsal: the layout did not come
+  // up in 600 s). The takeover reads what is there once the install serves, not the order it came in.
+  apply(
+    ["api", "content", "worker", "web"].map((c) =>
+      owned(deployment(name, namespace, c, c === "web" ? images.web : images.pulp)),
+    ),
+  );
   for (const c of ["api", "content", "worker", "web"]) {
     kubectl(["rollout", "status", "-n", namespace, `deployment/${name}-${c}`, "--timeout=600s"]);
   }

@@ -54,8 +54,15 @@ export function takeoverFixture(): OperatorInstall {
 
 function main(): void {
   const started = Date.now();
-  const install = layOut();
   const { namespace, name } = TAKEOVER_FIXTURE;
+  let install: OperatorInstall;
+  try {
+    install = layOut();
+  } catch (e) {
+    // What came up stays idle no longer than this: the suite lays out its own in a new namespace.
+    kubectlTry(["delete", "namespace", namespace, "--wait=false"]);
+    throw e;
+  }
   const uid = kubectlTry(["get", "pulp", name, "-n", namespace, "-o", "jsonpath={.metadata.uid}"]);
   if (!uid.ok)
     throw new Error(`the Pulp resource ${namespace}/${name} is gone right after its layout: ${uid.output}`);

@@ -21,7 +21,7 @@ import {
   setSecrets,
 } from "../../../testbed/harness";
 import { KUBECONFIG, REPO, STATE, toolchainBin } from "../../../testbed/local/environment";
-import { get, pullImage, pulpCli, registryToken, sha256, skopeoCopy } from "../../../testbed/real/clients";
+import { get, pullLayers, pulpCli, registryToken, sha256, skopeoCopy } from "../../../testbed/real/clients";
 import { prepareLoadTarget, underLoad } from "../../../testbed/real/loadTarget";
 import { LoadRecord } from "../../../testbed/real/loadReport";
 import { checkArtifacts, pulpShell } from "../../../testbed/real/operate";
@@ -36,7 +36,8 @@ const INSTANCE = `${CR}-pulumi`;
 const STACK = "takeover";
 const OUT = path.join(STATE, "takeover");
 const IMAGE_REPOSITORY = "test/busybox";
-const IMAGE = `${IMAGE_REPOSITORY}:1`;
+const IMAGE_TAG = "1";
+const IMAGE = `${IMAGE_REPOSITORY}:${IMAGE_TAG}`;
 
 let op: OperatorInstall;
 
@@ -145,7 +146,8 @@ test("pulp-operator's install taken over in place: same data and credentials, no
     theirToken,
   );
   expect(pushed).toEqual({ ok: true, output: expect.any(String) });
-  const layers = pullImage(`${theirRegistry}/${IMAGE}`, theirs, theirToken);
+  // Pulled as a client pulls (a blob is a redirect to the content app, named by CONTENT_ORIGIN).
+  const layers = await pullLayers(theirs, IMAGE_REPOSITORY, IMAGE_TAG, theirToken);
   expect(layers.length).toBeGreaterThan(0);
   const artifactsBefore = checkArtifacts(NS, CR);
 
@@ -221,10 +223,9 @@ test("pulp-operator's install taken over in place: same data and credentials, no
     pulpCli({ ...ours, username: "alice", password: "Alice-takeover-1" }, ["file", "repository", "list"]),
   ).toBeDefined();
   // The image pulls from this install with the same layers, each checked against its digest.
-  const ourRegistry = new URL(ours.baseUrl).host;
-  expect(pullImage(`${ourRegistry}/${IMAGE}`, ours, await registryToken(ours, IMAGE_REPOSITORY))).toEqual(
-    layers,
-  );
+  expect(
+    await pullLayers(ours, IMAGE_REPOSITORY, IMAGE_TAG, await registryToken(ours, IMAGE_REPOSITORY)),
+  ).toEqual(layers);
   expect(
     pulpShell(
       NS,
