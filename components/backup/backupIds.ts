@@ -1,5 +1,6 @@
 // The backups a restore reads: this program's (backup.sh, named by the time in UTC) and pulp-operator's
 // PulpBackup directories, whose layout differs (restore.sh and restoreCheck.py tell them apart by it).
+import type { RESTORE_KEYS } from "../config/rules";
 
 /** This program's backup id: the UTC time it was taken. */
 export const OWN_BACKUP_ID = /^\d{8}T\d{6}Z$/;
@@ -29,8 +30,8 @@ export function backupSlug(id: string): string {
  * `npm run backup -- keys` reads them for the stack config; the restore's check (restoreCheck.py) compares
  * them with this install's.
  */
-export const PULP_BACKUP_KEYS = {
+export const PULP_BACKUP_KEYS: Record<(typeof RESTORE_KEYS)[number], { file: string; key: string }> = {
   secretKey: { file: "pulp_secret_key.yaml", key: "secret_key" },
   dbFieldsEncryptionKey: { file: "db_fields_encryption_secret.yaml", key: "database_fields.symmetric.key" },
   adminPassword: { file: "admin_secret.yaml", key: "password" },
-} as const;
+};

@@ -42,6 +42,10 @@ export interface HttpResult {
   ms: number;
 }
 
+/** An HTTP Basic Authorization header's value. */
+export const basicAuth = (username: string, password: string) =>
+  `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`;
+
 /**
  * One GET (redirects not followed), with a timeout. Never on a kept-alive socket (Node's global agent keeps
  * them since v19): one opened before its pod went (idle, a rollout) would time out on the next write.
@@ -190,8 +194,9 @@ export async function registryToken(pulp: Pulp, repository: string): Promise<str
   if (!/^Bearer /.test(String(challenge.headers["www-authenticate"] ?? ""))) return undefined;
   const host = new URL(pulp.baseUrl).host;
   const query = new URLSearchParams({ service: host, scope: `repository:${repository}:pull,push` });
-  const auth = Buffer.from(`admin:${pulp.password}`).toString("base64");
-  const answer = await get(`${pulp.baseUrl}/token/?${query}`, { Authorization: `Basic ${auth}` });
+  const answer = await get(`${pulp.baseUrl}/token/?${query}`, {
+    Authorization: basicAuth("admin", pulp.password),
+  });
   if (answer.status !== 200) {
     throw new Error(
       `GET /token/ at ${pulp.baseUrl}: ${answer.status} ${answer.body.toString("utf8").slice(0, 300)}`,
@@ -213,9 +218,7 @@ export async function pullLayers(
   tag: string,
   token?: string,
 ): Promise<string[]> {
-  const authorization = token
-    ? `Bearer ${token}`
-    : `Basic ${Buffer.from(`admin:${pulp.password}`).toString("base64")}`;
+  const authorization = token ? `Bearer ${token}` : basicAuth("admin", pulp.password);
   const accept =
     "application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json";
   const manifest = await get(`${pulp.baseUrl}/v2/${repository}/manifests/${tag}`, {
@@ -320,8 +323,9 @@ export function pullImage(image: string, pulp: Pulp): string[] {
 /** One GET of Pulp's API as the admin user, parsed; anything but 200 fails with the status and body. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Pulp's answers have many shapes
 export async function getApiJson(pulp: Pulp, href: string): Promise<any> {
-  const auth = Buffer.from(`${pulp.username ?? "admin"}:${pulp.password}`).toString("base64");
-  const answer = await get(`${pulp.baseUrl}${href}`, { Authorization: `Basic ${auth}` });
+  const answer = await get(`${pulp.baseUrl}${href}`, {
+    Authorization: basicAuth(pulp.username ?? "admin", pulp.password),
+  });
   if (answer.status !== 200)
     throw new Error(`GET ${href}: ${answer.status} ${answer.body.toString("utf8").slice(0, 300)}`);
   return JSON.parse(answer.body.toString("utf8"));
@@ -331,7 +335,7 @@ export async function getApiJson(pulp: Pulp, href: string): Promise<any> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Pulp's answers have many shapes
 export function postJson(pulp: Pulp, apiPath: string, body: object): Promise<{ status: number; json: any }> {
   const payload = JSON.stringify(body);
-  const auth = Buffer.from(`admin:${pulp.password}`).toString("base64");
+  const auth = basicAuth("admin", pulp.password);
   return new Promise((resolve, reject) => {
     const req = http.request(
       `${pulp.baseUrl}${apiPath}`,
@@ -339,7 +343,7 @@ export function postJson(pulp: Pulp, apiPath: string, body: object): Promise<{ s
         method: "POST",
         timeout: 30_000,
         agent: false,
-        headers: { Authorization: `Basic ${auth}`, "Content-Type": "application/json" },
+        headers: { Authorization: auth, "Content-Type": "application/json" },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -385,7 +389,7 @@ export function dispatchUpload(
     data,
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
-  const auth = Buffer.from(`${pulp.username ?? "admin"}:${pulp.password}`).toString("base64");
+  const auth = basicAuth(pulp.username ?? "admin", pulp.password);
   return new Promise((resolve, reject) => {
     const req = http.request(
       `${pulp.baseUrl}/pulp/api/v3/content/file/files/`,
@@ -394,7 +398,7 @@ export function dispatchUpload(
         timeout: timeoutSeconds * 1000,
         agent: false,
         headers: {
-          Authorization: `Basic ${auth}`,
+          Authorization: auth,
           "Content-Type": `multipart/form-data; boundary=${boundary}`,
           "Content-Length": body.length,
         },

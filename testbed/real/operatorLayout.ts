@@ -31,6 +31,8 @@ export interface OperatorInstall {
   adminPassword: string;
   /** Where clients reach it: pulp-web's Service, as the operator's settings name it. */
   baseUrl: string;
+  /** The Pulp resource's uid: which resource this layout made, when another may have replaced it. */
+  uid: string;
 }
 
 const CRD = `
@@ -280,7 +282,7 @@ export function layOutOperatorInstall(
     kubectl(["rollout", "status", "-n", namespace, `deployment/${name}-${c}`, "--timeout=600s"]);
   }
   const ip = getJson(["service", `${name}-web-svc`, "-n", namespace]).spec.clusterIP;
-  return { namespace, name, release, adminPassword, baseUrl: `http://${ip}:24880` };
+  return { namespace, name, release, adminPassword, baseUrl: `http://${ip}:24880`, uid };
 }
 
 function service(

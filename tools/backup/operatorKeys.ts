@@ -2,11 +2,6 @@
 // file and key; restoreCheck.py reads the same ones to check a restore).
 import * as yaml from "js-yaml";
 import { PULP_BACKUP_KEYS } from "../../components/backup/backupIds";
-import { RESTORE_KEYS } from "../../components/config/rules";
-
-/** Each key a restore needs: the PulpBackup's file and the key in it. */
-export const OPERATOR_KEY_FILES: Record<(typeof RESTORE_KEYS)[number], { file: string; key: string }> =
-  PULP_BACKUP_KEYS;
 
 /**
  * The keys' values by stack config key, from the files' texts (`read` gives one, or undefined when the
@@ -14,7 +9,7 @@ export const OPERATOR_KEY_FILES: Record<(typeof RESTORE_KEYS)[number], { file: s
  */
 export function operatorKeys(id: string, read: (file: string) => string | undefined): Record<string, string> {
   const values: Record<string, string> = {};
-  for (const [name, { file, key }] of Object.entries(OPERATOR_KEY_FILES)) {
+  for (const [name, { file, key }] of Object.entries(PULP_BACKUP_KEYS)) {
     const text = read(file);
     if (text === undefined) throw new Error(`PulpBackup ${id} has no ${file}: it is incomplete`);
     const doc = (yaml.load(text) ?? {}) as Record<string, unknown>;

@@ -12,7 +12,8 @@ import { Kube, run } from "../kube";
 import { BackupArgs } from "./args";
 import { readBackupCronJob } from "./cronJob";
 import { isOperatorBackup } from "../../components/backup/backupIds";
-import { OPERATOR_KEY_FILES, operatorKeys } from "./operatorKeys";
+import { PULP_BACKUP_KEYS } from "../../components/backup/backupIds";
+import { operatorKeys } from "./operatorKeys";
 
 export interface ExportResult {
   id: string;
@@ -352,7 +353,7 @@ export async function keysFromVolume(kube: Kube, args: BackupArgs): Promise<Reco
   if (isOperatorBackup(id)) {
     return withReader(kube, args, async (exec) => {
       const texts: Record<string, string> = {};
-      for (const { file } of Object.values(OPERATOR_KEY_FILES)) {
+      for (const { file } of Object.values(PULP_BACKUP_KEYS)) {
         const r = run(kube, exec(`cat /backups/${id}/${file}`));
         if (r.ok) texts[file] = r.stdout;
       }
