@@ -75,32 +75,27 @@ export const PRE_MIGRATE_SCRIPT = fs
   .readFileSync(path.join(__dirname, "preMigrate.py"), "utf8")
   .replace(/^"""[\s\S]*?"""\n/, "# Pulp on Kubernetes, components/migration/preMigrate.py\n");
 
-/**
- * Pulp's response cache (pulpcore/cache: one Redis hash per distribution base path) after a restore: answers
- * cached from the replaced database would be served until they expire. Hashes only, so the redis worker
- * type's locks (strings and sets) stay; pulpcore's own invalidation deletes whole base keys the same way.
- */
-export const CLEAR_RESPONSE_CACHE = [
-  "/usr/local/bin/pulpcore-manager shell -c 'from pulpcore.app.redis_connection import get_redis_connection",
-  "redis = get_redis_connection()",
-  'deleted = sum(redis.delete(key) for key in redis.scan_iter(_type="hash"))',
-  'print("Cached responses deleted after the restore:", deleted)\'',
-].join("\n");
-
 /** `--password=`: an argparse value that starts with "-" would be taken for an option. */
 export const RESET_ADMIN_PASSWORD =
   '/usr/local/bin/pulpcore-manager reset-admin-password --password="$ADMIN_PASSWORD"';
 
 /**
+ * Pulp's manager commands in one process (migrate.py): migrate, handle-artifact-checksums, the system checks,
+ * (after a restore) the response cache, the admin password. Shipped without its docstring, as preMigrate.py.
+ */
+export const MIGRATE_PY = fs
+  .readFileSync(path.join(__dirname, "migrate.py"), "utf8")
+  .replace(/^"""[\s\S]*?"""\n/, "# Pulp on Kubernetes, components/migration/migrate.py\n");
+
+/**
  * What the Job runs: preMigrate.py (wait for the database; for targets without pulpcore's own pre-migrate
- * cleanup, clear AppStatus rows past their TTL; INVALID indexes), migrate, bring artifact checksums in line
- * with ALLOWED_CONTENT_CHECKSUMS, run the system checks, then (after a restore) clear the response cache.
- * Nothing before handle-artifact-checksums loads Pulp's settings: many releases refuse to load them, for
- * any other command, while artifacts lack a newly allowed checksum (preMigrate.py).
+ * cleanup, clear AppStatus rows past their TTL; INVALID indexes), then migrate.py: migrate, bring artifact
+ * checksums in line with ALLOWED_CONTENT_CHECKSUMS, run the system checks, (after a restore) clear the
+ * response cache, and make sure the admin password is the managed one (after a restore it is the backup's).
+ * Nothing before migrate.py loads Pulp's settings, and it loads them as `migrate` (its docstring says why).
  * `migrate` and handle-artifact-checksums skip the system checks because pulpcore's database check E002
  * (artifacts missing a newly allowed checksum) fails them before the checksums could be fixed (seen on
  * real Pulp 3.123.1); the checks still run after, and fail the Job if anything else is wrong.
- * Then make sure the admin password is the managed one (after a restore it is the backup's).
  */
 export function migrateScript(options: { clearStaleAppStatus: boolean; clearCache?: boolean }): string {
   return [
@@ -109,11 +104,9 @@ export function migrateScript(options: { clearStaleAppStatus: boolean; clearCach
     `"$py" - ${SETTINGS_PATH}${options.clearStaleAppStatus ? " --clear-stale-appstatus" : ""} <<'PRE_MIGRATE'`,
     PRE_MIGRATE_SCRIPT.trimEnd(),
     "PRE_MIGRATE",
-    "/usr/local/bin/pulpcore-manager migrate --noinput --skip-checks",
-    "/usr/local/bin/pulpcore-manager handle-artifact-checksums --skip-checks",
-    "/usr/local/bin/pulpcore-manager check --database default",
-    ...(options.clearCache ? [CLEAR_RESPONSE_CACHE] : []),
-    RESET_ADMIN_PASSWORD,
+    `"$py" -${options.clearCache ? " --clear-cache" : ""} <<'MIGRATE'`,
+    MIGRATE_PY.trimEnd(),
+    "MIGRATE",
   ].join("\n");
 }
 

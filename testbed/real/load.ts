@@ -170,8 +170,12 @@ async function main() {
       );
       const task = answer ? JSON.parse(answer.body.toString("utf8")) : undefined;
       state = task ? (task.state as string) : state;
-      // A failed task says why: the report then names the cause, not only the task.
-      why = task?.error?.description ? `: ${String(task.error.description).slice(0, 300)}` : why;
+      // A failed task says why (its error, whatever its shape) and where and when it ran: the report then
+      // names the cause, not only the task.
+      if (task?.state === "failed" || task?.state === "canceled") {
+        const error = task.error ? String(task.error.description ?? JSON.stringify(task.error)) : "no error";
+        why = `: ${error.slice(0, 300)} (worker ${task.worker ?? "none"}, started ${task.started_at ?? "never"}, finished ${task.finished_at ?? "never"})`;
+      }
       if (["completed", "failed", "canceled"].includes(state)) break;
       await sleep(500);
     }

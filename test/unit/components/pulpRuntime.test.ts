@@ -2,7 +2,7 @@
 // env and migration script, one case per finding of the project's runtime review (each case names what it checks).
 // Real Pulp on the real node checks the same behaviour end to end (test/e2e/real/).
 import { parseConfig } from "../../../components/config/parse";
-import { MIGRATE_SCRIPT } from "../../../components/migration/migrationJob";
+import { MIGRATE_SCRIPT, RESET_ADMIN_PASSWORD } from "../../../components/migration/migrationJob";
 import { renderSettings, settingsValues, SettingsInput } from "../../../components/settings/render";
 import { renderNginxConf } from "../../../components/web/nginx";
 import { pulpEnv, pulpProbes } from "../../../components/workload/pulpProcess";
@@ -34,8 +34,9 @@ const problemsOf = (raw: Record<string, unknown>) => {
   }
 };
 
-test("#1 an admin password that starts with '-' is passed as --password=<value>", () => {
-  expect(MIGRATE_SCRIPT).toContain('reset-admin-password --password="$ADMIN_PASSWORD"');
+test("#1 an admin password that starts with '-' is passed as a value, never as an argument to parse", () => {
+  expect(RESET_ADMIN_PASSWORD).toContain('reset-admin-password --password="$ADMIN_PASSWORD"');
+  expect(MIGRATE_SCRIPT).toContain('call_command("reset-admin-password", password=password)');
   expect(MIGRATE_SCRIPT).not.toMatch(/--password "/);
 });
 
@@ -117,9 +118,11 @@ test("#11 content startup asks the content app over HTTP (its listing, HEAD), no
 test("#12 the Job brings artifact checksums in line before the checks run", () => {
   const lines = MIGRATE_SCRIPT.split("\n");
   const at = (text: string) => lines.findIndex((l) => l.includes(text));
-  expect(at("migrate --noinput --skip-checks")).toBeGreaterThan(-1);
-  expect(at("handle-artifact-checksums")).toBeGreaterThan(at("migrate"));
-  expect(at("check --database default")).toBeGreaterThan(at("handle-artifact-checksums"));
+  expect(at('call_command("migrate", interactive=False, skip_checks=True)')).toBeGreaterThan(-1);
+  expect(at('call_command("handle-artifact-checksums"')).toBeGreaterThan(at('call_command("migrate"'));
+  expect(at('call_command("check", databases=["default"])')).toBeGreaterThan(
+    at('call_command("handle-artifact-checksums"'),
+  );
 });
 
 test("#13 content pods get the preStop and gunicorn's graceful 30 s", () => {

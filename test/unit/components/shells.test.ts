@@ -9,7 +9,7 @@ import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { MIGRATE_SCRIPT, PRE_MIGRATE_SCRIPT } from "../../../components/migration/migrationJob";
+import { MIGRATE_PY, MIGRATE_SCRIPT, PRE_MIGRATE_SCRIPT } from "../../../components/migration/migrationJob";
 import { NGINX_GRACEFUL_STOP } from "../../../components/web/pulpWeb";
 import { SIGNING_FILES } from "../../../components/signing/signing";
 import {
@@ -238,14 +238,15 @@ describe.each(SHELLS)("under %s", (shell) => {
     });
   });
 
-  test("the migration script feeds preMigrate.py to Pulp's python, then runs pulpcore-manager in order", () => {
+  test("the migration script feeds preMigrate.py, then migrate.py, to Pulp's python, and nothing else", () => {
     const { dir, manager } = standIns("");
     const log = path.join(dir, "log");
     const py = path.join(dir, "python");
-    // As Pulp's python: `-` reads a script from stdin; else it runs pulpcore-manager (argv[1]) with the rest.
+    // As Pulp's python: `-` reads a script from stdin (kept as stdin-<n>.py); anything else is a manager call.
     fs.writeFileSync(
       py,
-      `#!/bin/sh\nif [ "$1" = - ]; then shift; echo "python - $*" >>${log}; cat >${dir}/stdin.py; exit 0; fi\n` +
+      `#!/bin/sh\nn=$(($(cat ${log} 2>/dev/null | wc -l) + 1))\n` +
+        `if [ "$1" = - ]; then shift; echo "python - $*" >>${log}; cat >${dir}/stdin-$n.py; exit 0; fi\n` +
         `shift; echo "pulpcore-manager $*" >>${log}\n`,
       { mode: 0o755 },
     );
@@ -257,12 +258,10 @@ describe.each(SHELLS)("under %s", (shell) => {
     expect(r.status).toBe(0);
     expect(fs.readFileSync(log, "utf8").trim().split("\n")).toEqual([
       "python - /etc/pulp/settings.py",
-      "pulpcore-manager migrate --noinput --skip-checks",
-      "pulpcore-manager handle-artifact-checksums --skip-checks",
-      "pulpcore-manager check --database default",
-      "pulpcore-manager reset-admin-password --password=-pw with 'quotes'",
+      "python -",
     ]);
-    expect(fs.readFileSync(path.join(dir, "stdin.py"), "utf8")).toBe(`${PRE_MIGRATE_SCRIPT.trimEnd()}\n`);
+    expect(fs.readFileSync(path.join(dir, "stdin-1.py"), "utf8")).toBe(`${PRE_MIGRATE_SCRIPT.trimEnd()}\n`);
+    expect(fs.readFileSync(path.join(dir, "stdin-2.py"), "utf8")).toBe(`${MIGRATE_PY.trimEnd()}\n`);
   });
 
   test("pulp-web's preStop asks nginx to quit and waits until its pid file is gone", () => {

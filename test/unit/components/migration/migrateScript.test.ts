@@ -1,16 +1,13 @@
 // Unit: the migration Job's script, rendered every way: valid sh, nothing that loads Pulp's settings before
-// handle-artifact-checksums, its Python valid Python. preMigrate.py runs with python3 against a stand-in
-// psycopg (fixtures/psycopg.py) that prints each statement and answers from a JSON file. Real Pulp runs the
+// migrate.py, which loads them as `migrate`. preMigrate.py runs with python3 against a stand-in psycopg
+// (fixtures/psycopg.py) that prints each statement and answers from a JSON file; migrate.py against a
+// stand-in Django and Redis (fixtures/django, fixtures/pulpcore) that print each call. Real Pulp runs the
 // script in test/e2e/images/real-pulp.sh and the e2e proofs (restore.test.ts clears the cache).
 import { execFileSync, spawnSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import {
-  CLEAR_RESPONSE_CACHE,
-  migrateScript,
-  PRE_MIGRATE_SCRIPT,
-} from "../../../../components/migration/migrationJob";
+import { MIGRATE_PY, migrateScript, PRE_MIGRATE_SCRIPT } from "../../../../components/migration/migrationJob";
 import { renderSettings } from "../../../../components/settings/render";
 import { SETTINGS_INPUT } from "../../helpers/settingsInput";
 
@@ -23,46 +20,98 @@ test.each([true, false])("clearStaleAppStatus %s: sh parses the script", (clear)
 
 // pulpcore/app/settings.py@3.85.0 (3.86.0-3.104.x, older LTS patches) refuses to load its settings, while
 // artifacts lack a newly allowed checksum, for any command but migrate, handle-artifact-checksums,
-// collectstatic and openapi: before the checksums are handled nothing may load them.
+// collectstatic and openapi: before migrate.py nothing may load them, and it loads them as `migrate`.
 test.each([
   [true, false],
   [false, true],
 ])(
-  "clearStaleAppStatus %s, clearCache %s: only migrate runs before handle-artifact-checksums",
+  "clearStaleAppStatus %s, clearCache %s: nothing loads Pulp's settings before migrate.py, one process after preMigrate.py",
   (clearStaleAppStatus, clearCache) => {
     const script = migrateScript({ clearStaleAppStatus, clearCache });
-    const before = script.slice(0, script.indexOf("pulpcore-manager handle-artifact-checksums"));
+    const before = script.slice(0, script.indexOf("<<'MIGRATE'"));
     expect(before).not.toContain("wait_on_postgres");
-    expect(before).not.toMatch(/import django|DJANGO_SETTINGS_MODULE|pulpcore\.app/);
-    const manager = [...before.matchAll(/pulpcore-manager (\S+)/g)].map((m) => m[1]);
-    expect(manager).toEqual(["migrate"]);
-    // The pre-migrate step comes first, then migrate.
-    expect(before.indexOf("<<'PRE_MIGRATE'")).toBeLessThan(before.indexOf("pulpcore-manager migrate"));
+    expect(before).not.toContain("bin/pulpcore-manager ");
+    expect(before.replace(PRE_MIGRATE_SCRIPT.trimEnd(), "")).not.toMatch(
+      /import django|DJANGO_SETTINGS_MODULE|pulpcore\.app/,
+    );
+    expect(before.indexOf("<<'PRE_MIGRATE'")).toBeLessThan(before.length);
+    const after = script.slice(script.indexOf("<<'MIGRATE'"));
+    expect(after).not.toContain("bin/pulpcore-manager ");
+    expect(script.split("\n").filter((l) => l.startsWith('"$py" -'))).toEqual([
+      `"$py" - /etc/pulp/settings.py${clearStaleAppStatus ? " --clear-stale-appstatus" : ""} <<'PRE_MIGRATE'`,
+      `"$py" -${clearCache ? " --clear-cache" : ""} <<'MIGRATE'`,
+    ]);
   },
 );
 
-test.each([true, false])(
-  "clearCache %s: the cache is cleared after migrate, before the password",
-  (clear) => {
-    const lines = migrateScript({ clearStaleAppStatus: false, clearCache: clear }).split("\n");
-    const at = (text: string) => lines.findIndex((l) => l.includes(text));
-    expect(at("scan_iter") >= 0).toBe(clear);
-    if (clear) {
-      expect(at("migrate --noinput")).toBeLessThan(at("get_redis_connection"));
-      expect(at("scan_iter")).toBeLessThan(at("reset-admin-password"));
-    }
-  },
-);
+describe("migrate.py with a stand-in Django", () => {
+  const fixtures = path.join(__dirname, "fixtures");
+  /** Runs migrate.py as the Job does (from stdin); the stand-ins' calls, stderr and status. */
+  const run = (flags: string[] = [], env: Record<string, string> = {}) => {
+    const r = spawnSync("python3", ["-", ...flags], {
+      input: MIGRATE_PY,
+      encoding: "utf8",
+      env: {
+        PATH: process.env.PATH,
+        PYTHONPATH: fixtures,
+        PYTHONDONTWRITEBYTECODE: "1",
+        ADMIN_PASSWORD: "-pw with 'quotes'",
+        ...env,
+      },
+    });
+    const calls = r.stdout
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l));
+    return { calls, stdout: r.stdout, err: r.stderr, status: r.status };
+  };
 
-// python3 is part of the toolchain the tests need (testbed/toolchain.sh): missing, this fails.
-test("the cache clearing: the shell -c argument is Python that compiles", () => {
-  const code = /shell -c '([\s\S]*)'$/.exec(CLEAR_RESPONSE_CACHE)![1];
-  expect(code).toContain('scan_iter(_type="hash")');
-  expect(() =>
-    execFileSync("python3", ["-c", "import sys; compile(sys.stdin.read(), 'shell', 'exec')"], {
-      input: code,
-    }),
-  ).not.toThrow();
+  test("loads Pulp's settings once, as `migrate`, then runs the commands in order; the password as a value", () => {
+    const { calls, err, status } = run();
+    expect(err).toBe("");
+    expect(status).toBe(0);
+    expect(calls).toEqual([
+      { setup: { argv: ["pulpcore-manager", "migrate"], settings: "pulpcore.app.settings" } },
+      { call_command: ["migrate", [], { interactive: false, skip_checks: true }] },
+      { call_command: ["handle-artifact-checksums", [], { skip_checks: true }] },
+      { call_command: ["check", [], { databases: ["default"] }] },
+      { call_command: ["reset-admin-password", [], { password: "-pw with 'quotes'" }] },
+    ]);
+  });
+
+  test("--clear-cache: Pulp's cached responses (hashes) go after the checks, before the password; a lock stays", () => {
+    const { calls, stdout, status } = run(["--clear-cache"]);
+    expect(status).toBe(0);
+    const steps = calls.map((c) => c.call_command?.[0] ?? c.redis_delete ?? "setup");
+    expect(steps).toEqual([
+      "setup",
+      "migrate",
+      "handle-artifact-checksums",
+      "check",
+      "/pulp/content/a/",
+      "/pulp/content/b/",
+      "reset-admin-password",
+    ]);
+    expect(stdout).toContain("Cached responses deleted after the restore: 2");
+  });
+
+  test.each(["migrate", "handle-artifact-checksums", "check"])(
+    "%s failing stops the Job with the command's error, and nothing after it runs",
+    (failing) => {
+      const { calls, err, status } = run([], { FAIL_COMMAND: failing });
+      expect(status).toBe(1);
+      expect(err).toBe(`CommandError: ${failing} failed in the stand-in\n`);
+      const ran = calls.flatMap((c) => (c.call_command ? [c.call_command[0]] : []));
+      expect(ran[ran.length - 1]).toBe(failing);
+      expect(ran).not.toContain("reset-admin-password");
+    },
+  );
+
+  test("the Job's copy is the file without its docstring, and never holds the password", () => {
+    expect(MIGRATE_PY.startsWith("# Pulp on Kubernetes, components/migration/migrate.py\n")).toBe(true);
+    expect(MIGRATE_PY).not.toContain('"""\nPulp\'s manager commands');
+    expect(MIGRATE_PY).toContain('env["ADMIN_PASSWORD"]');
+  });
 });
 
 describe("preMigrate.py with a stand-in psycopg", () => {

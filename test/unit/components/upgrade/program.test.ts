@@ -161,7 +161,9 @@ test("targets without pulpcore's pre-migrate AppStatus cleanup get it in the Job
   // preMigrate.py (components/migration) deletes the rows when given the flag, before migrate.
   const old = await script("quay.io/pulp/pulp-minimal:3.89.2");
   expect(old).toContain("DELETE FROM core_appstatus WHERE last_heartbeat < now() - ttl");
-  expect(old).toMatch(/ --clear-stale-appstatus <<'PRE_MIGRATE'\n[\s\S]*\nPRE_MIGRATE\n.*migrate --noinput/);
+  expect(old).toMatch(
+    / --clear-stale-appstatus <<'PRE_MIGRATE'\n[\s\S]*\nPRE_MIGRATE\n"\$py" - <<'MIGRATE'\n/,
+  );
   expect(await script("quay.io/pulp/pulp-minimal:3.91.0")).not.toContain("--clear-stale-appstatus <<");
 });
 
