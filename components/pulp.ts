@@ -96,7 +96,8 @@ export class Pulp extends pulumi.ComponentResource {
   readonly contentUrl: string;
   readonly serviceNames: Record<string, string>;
   readonly secretNames: Record<string, string>;
-  readonly migrationJobName: string;
+  /** Named by what it runs, the admin password among it (an HMAC), so known once the secrets are. */
+  readonly migrationJobName: pulumi.Output<string>;
   readonly workloads: Partial<Record<PulpProcess | "web" | "redis", Workload>> = {};
   readonly settings: Settings;
   readonly migration: MigrationJob;

@@ -130,7 +130,7 @@ export const CONFIG_REFERENCE: Record<ConfigKey, KeyDoc> = {
     type: "object",
     default: "`{}`",
     meaning:
-      '`resources`, `backoffLimit` (2), `timeout` (`"6h"`: how long `up` awaits the restore Job and the migration Job, each; past it `up` fails, the Job runs on, and the next `up` refuses, naming the `kubectl wait` to run, until it has finished), `podAnnotations` (e.g. `sidecar.istio.io/inject: "false"`: a Job whose pod keeps a sidecar never completes), `podSpecOverrides` (the migrate container is named `migrate`; they apply to the admin password\'s reset Job too)',
+      '`resources`, `backoffLimit` (2), `timeout` (`"6h"`: how long `up` awaits the restore Job and the migration Job, each; past it `up` fails, the Job runs on, and the next `up` refuses, naming the `kubectl wait` to run, until it has finished), `podAnnotations` (e.g. `sidecar.istio.io/inject: "false"`: a Job whose pod keeps a sidecar never completes), `podSpecOverrides` (the migrate container is named `migrate`; they apply to the signing services\' Job too)',
   },
   scheduling: {
     type: "object",

@@ -29,10 +29,10 @@ export interface MigrationJobArgs {
   adminPassword: SecretKeyRef;
   /**
    * pulp:adminPassword when the stack sets it (a secret); undefined for the generated password, which never
-   * changes. Only its HMAC keyed by SECRET_KEY is kept: a new value runs the reset Job again.
+   * changes. Only its HMAC keyed by SECRET_KEY goes into the Job's name: a new value runs the Job again.
    */
   adminPasswordValue?: pulumi.Input<string>;
-  /** Keys the digest of the admin password (SECRET_KEY's value): see the reset Job. */
+  /** Keys the digest of the admin password (SECRET_KEY's value). */
   digestKey?: pulumi.Input<string>;
   resources: ResourcesConfig;
   backoffLimit: number;
@@ -75,10 +75,6 @@ export const PRE_MIGRATE_SCRIPT = fs
   .readFileSync(path.join(__dirname, "preMigrate.py"), "utf8")
   .replace(/^"""[\s\S]*?"""\n/, "# Pulp on Kubernetes, components/migration/preMigrate.py\n");
 
-/** `--password=`: an argparse value that starts with "-" would be taken for an option. */
-export const RESET_ADMIN_PASSWORD =
-  '/usr/local/bin/pulpcore-manager reset-admin-password --password="$ADMIN_PASSWORD"';
-
 /**
  * Pulp's manager commands in one process (migrate.py): migrate, handle-artifact-checksums, the system checks,
  * (after a restore) the response cache, the admin password. Shipped without its docstring, as preMigrate.py.
@@ -114,8 +110,8 @@ export function migrateScript(options: { clearStaleAppStatus: boolean; clearCach
 export const MIGRATE_SCRIPT = migrateScript({ clearStaleAppStatus: false });
 
 /**
- * `pulpcore-manager migrate` as one Job per release and settings (its name hashes everything it runs, so
- * a change always makes a new Job, created before the old one is deleted): never by hand, never per pod (several
+ * `pulpcore-manager migrate` as one Job per release, settings and admin password (its name hashes everything
+ * it runs, so a change always makes a new Job, created before the old one is deleted): never by hand, never per pod (several
  * pods migrating at once raced into UniqueViolation, pulp-operator #991). Awaited until Complete, with no
  * TTL (Kubernetes would delete it and the next run would recreate it). Everything that runs Pulp code
  * depends on it, so `pulumi up` rolls nothing until the schema is ready, and a failed migration stops the
@@ -123,50 +119,62 @@ export const MIGRATE_SCRIPT = migrateScript({ clearStaleAppStatus: false });
  */
 export class MigrationJob extends pulumi.ComponentResource {
   readonly job: k8s.batch.v1.Job;
-  readonly jobName: string;
-  /** Runs `reset-admin-password` again when pulp:adminPassword changes. */
-  readonly resetJob: k8s.batch.v1.Job;
+  readonly jobName: pulumi.Output<string>;
   /** Registers pulp:signing's services (when set). */
   readonly signingJob?: k8s.batch.v1.Job;
 
   constructor(name: string, args: MigrationJobArgs, opts?: pulumi.ComponentResourceOptions) {
     super("pulp:migration:MigrationJob", name, {}, opts);
     const rt = args.runtime;
-    this.jobName = fixedName(
-      args.identity,
-      `migrate-${contentHash(
-        {
-          image: rt.image,
-          settings: args.settingsHash,
-          backoffLimit: args.backoffLimit,
-          resources: args.resources,
-          podAnnotations: args.podAnnotations,
-          podSpecOverrides: args.podSpecOverrides ?? {},
-          // Only when set, so an install without it keeps its Job name (and does not migrate again).
-          ...(isEmpty(args.podDefaults) ? {} : { podDefaults: args.podDefaults }),
-          ...(isEmpty(args.plugins) ? {} : { plugins: args.plugins }),
-          ...(args.clearStaleAppStatus ? { clearStaleAppStatus: true } : {}),
-          ...(args.restoredBackup ? { restoredBackup: args.restoredBackup } : {}),
-          ...(isEmpty(rt.secretSettings) ? {} : { secretSettings: rt.secretSettings }),
-          secrets: [
-            rt.secretKey,
-            rt.dbFieldsKey,
-            rt.databasePassword,
-            rt.s3SecretKey,
-            rt.tokenKeysSecret,
-            args.adminPassword,
-          ],
-        },
-        8,
-      )}`,
+    // The Job ends by setting the admin password, so a new pulp:adminPassword must run it again: its HMAC keyed
+    // by SECRET_KEY (which only the install and its stack hold) is part of the name, and nothing of the value
+    // is kept. Not a secret output: the name of a Job is not one. The generated password never changes, and
+    // an install without pulp:adminPassword keeps its Job's name.
+    const passwordDigest = pulumi.unsecret(
+      pulumi
+        .all([args.adminPasswordValue ?? "", args.digestKey ?? ""])
+        .apply(([v, key]) =>
+          v ? createHmac("sha256", key).update(`pulp:adminPassword ${v}`).digest("hex") : undefined,
+        ),
+    );
+    this.jobName = passwordDigest.apply((adminPassword) =>
+      fixedName(
+        args.identity,
+        `migrate-${contentHash(
+          {
+            image: rt.image,
+            settings: args.settingsHash,
+            backoffLimit: args.backoffLimit,
+            resources: args.resources,
+            podAnnotations: args.podAnnotations,
+            podSpecOverrides: args.podSpecOverrides ?? {},
+            // Only when set, so an install without it keeps its Job name (and does not migrate again).
+            ...(isEmpty(args.podDefaults) ? {} : { podDefaults: args.podDefaults }),
+            ...(isEmpty(args.plugins) ? {} : { plugins: args.plugins }),
+            ...(args.clearStaleAppStatus ? { clearStaleAppStatus: true } : {}),
+            ...(args.restoredBackup ? { restoredBackup: args.restoredBackup } : {}),
+            ...(isEmpty(rt.secretSettings) ? {} : { secretSettings: rt.secretSettings }),
+            ...(adminPassword ? { adminPassword } : {}),
+            secrets: [
+              rt.secretKey,
+              rt.dbFieldsKey,
+              rt.databasePassword,
+              rt.s3SecretKey,
+              rt.tokenKeysSecret,
+              args.adminPassword,
+            ],
+          },
+          8,
+        )}`,
+      ),
     );
     const podLabels = runningLabels(args.identity, "migration");
-    // The three Jobs that run Pulp's manager commands differ in name, command and signing key only. A failed
-    // one is run again by the next `up` once its cause is fixed (a lock released, a database back), instead of
-    // the provider awaiting the same failed Job again: same name, so the provider deletes it before it
-    // creates the new one.
+    // The Jobs that run Pulp's manager commands differ in name, command and signing key only. A failed one is
+    // run again by the next `up` once its cause is fixed (a lock released, a database back), instead of the
+    // provider awaiting the same failed Job again: same name, so the provider deletes it before it creates
+    // the new one.
     const managerJob = (
-      jobName: string,
+      jobName: pulumi.Input<string>,
       script: string,
       signingRt?: SigningRuntime,
     ): k8s.batch.v1.JobArgs => ({
@@ -200,34 +208,6 @@ export class MigrationJob extends pulumi.ComponentResource {
       },
     );
 
-    // A changed pulp:adminPassword only updates the Secret, and the migration Job (named by what it runs, the
-    // Secret's name but not its value) stays: so the reset runs in a Job of its own, replaced when the value
-    // changes. Hashing the value into the migration Job's name would run `migrate` again and roll nothing
-    // less than it; this keeps an install's migration Job as it was. The engine compares the trigger with the
-    // one it recorded; it replaces the Job under the same name, so the old one goes first.
-    const resetName = fixedName(args.identity, "reset-admin-password");
-    // Not a secret output: the CLI 3.248 panics serializing a secret replacementTrigger in `preview --json`
-    // ("attempt to encrypt value", seen on the kwok bed). So a digest nobody can test guesses against: keyed
-    // by SECRET_KEY (an HMAC), which only the install and its stack hold.
-    const trigger = pulumi.unsecret(
-      pulumi
-        .all([args.adminPasswordValue ?? "", args.digestKey ?? ""])
-        .apply(([v, key]) =>
-          v ? createHmac("sha256", key).update(`pulp:adminPassword ${v}`).digest("hex") : "generated",
-        ),
-    );
-    this.resetJob = new k8s.batch.v1.Job(
-      `${name}-reset-admin-password`,
-      managerJob(resetName, RESET_ADMIN_PASSWORD),
-      {
-        parent: this,
-        dependsOn: [this.job],
-        replacementTrigger: trigger,
-        deleteBeforeReplace: true,
-        customTimeouts: { create: "10m", update: "10m" },
-      },
-    );
-
     // The signing services: after `migrate` (their tables), and again under the same name when the key, the
     // services or their scripts change, or the database was restored (a backup's services may differ).
     if (args.signing) {
@@ -251,9 +231,9 @@ export class MigrationJob extends pulumi.ComponentResource {
 }
 
 /**
- * The pod of the migration Job, the reset Job and the signing services' Job: Pulp's settings, secrets and
- * volumes, one command (with the signing key's init container and keyring for the last). The container is
- * "migrate" in each, so pulp:migration.podSpecOverrides, merged by container name, reach all three.
+ * The pod of the migration Job and the signing services' Job: Pulp's settings, secrets and volumes, one
+ * command (with the signing key's init container and keyring for the second). The container is "migrate" in
+ * both, so pulp:migration.podSpecOverrides, merged by container name, reach both.
  */
 function pulpJobPodSpec(args: MigrationJobArgs, script: string, signingRt?: SigningRuntime) {
   const rt = args.runtime;

@@ -127,7 +127,7 @@ export class PulpSecrets extends pulumi.ComponentResource {
       name: secret("db-fields-encryption", "db-fields-key", { [DB_FIELDS_KEY_FILE]: dbFieldsKey }),
       key: DB_FIELDS_KEY_FILE,
     };
-    // The admin password changes by design (the reset Job sets a new one in Pulp), and the provider replaces
+    // The admin password changes by design (a new migration Job sets it in Pulp), and the provider replaces
     // a Secret whose data changes (pulumi-kubernetes treats Secrets as immutable): so this one is neither
     // protected nor retained, and goes before its replacement (a fixed name). Its value lives on in the
     // stack config, or in the protected Stash; the Secret is only its copy in the cluster.

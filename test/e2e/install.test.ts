@@ -47,7 +47,7 @@ afterAll(() => {
 });
 
 const PULP = ["pulp-api", "pulp-content", "pulp-worker", "pulp-web"];
-/** The migration Jobs (pulp-reset-admin-password, the admin password's, is beside them). */
+/** The migration Jobs, one per release, settings and admin password. */
 const migrationJobs = () => items("jobs", NS).filter((j) => j.metadata.name.startsWith("pulp-migrate-"));
 
 test("a fresh `pulumi up` installs Pulp, migrating before any Pulp pod exists", () => {
@@ -155,13 +155,13 @@ test("a settings change rolls exactly the Deployments that read settings, and th
     (s) => `${s.op} ${s.urn.split("::").pop()}`,
   );
   expect(deploymentOps.sort()).toEqual(["update pulp-api", "update pulp-content", "update pulp-worker"]);
-  // A new Job for the new settings ("replace" in the JSON: created first, the old one deleted after); the
-  // admin password's reset Job mounts the settings too, so it is replaced (deleted first) and runs again.
+  // One new Job for the new settings ("replace" in the JSON: created first, the old one deleted after), which
+  // also sets the admin password: nothing else runs Pulp's manager.
   expect(
     changed("kubernetes:batch/v1:Job")
       .map((s) => `${s.op} ${s.urn.split("::").pop()}`)
       .sort(),
-  ).toEqual(["replace pulp-migrate", "replace pulp-migrate-reset-admin-password"]);
+  ).toEqual(["replace pulp-migrate"]);
 
   const up = mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
   timings.settingsChangeUp = up.seconds;

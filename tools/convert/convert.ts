@@ -188,7 +188,7 @@ const RESTORE_ELSEWHERE =
 export const UNMAPPED: Record<Scope, Record<string, string>> = {
   Pulp: {
     admin_password_job:
-      "the program sets the admin password with its own Job, `<instance>-reset-admin-password`: nothing to convert",
+      "the program's migration Job sets the admin password (again whenever `adminPassword` changes): nothing to convert",
     container_auth_private_key_name: TOKEN_KEYS,
     container_auth_public_key_name: TOKEN_KEYS,
     container_token_secret: TOKEN_KEYS,

@@ -233,10 +233,7 @@ export function diagnose(s: Snapshot): Finding[] {
   const managerJobs = s.jobs.filter((j) => j.component === "migration");
   const newestNamed = (match: (name: string) => boolean) =>
     managerJobs.filter((j) => match(j.name)).sort((a, b) => Date.parse(b.created) - Date.parse(a.created))[0];
-  for (const [what, name] of [
-    ["the signing services' registration", `${s.instance}-signing-services`],
-    ["the admin password's reset", `${s.instance}-reset-admin-password`],
-  ]) {
+  for (const [what, name] of [["the signing services' registration", `${s.instance}-signing-services`]]) {
     const job = newestNamed((n) => n === name);
     if (job?.failure) {
       add({

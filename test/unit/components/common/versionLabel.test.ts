@@ -45,7 +45,7 @@ test("an upgrade changes no data-holding object: PVC, database Cluster, key Secr
   expect(dataHolding(after)).toEqual(held);
 });
 
-test("the version label is on the Pulp pod templates and the migration and reset Jobs, and nowhere else", async () => {
+test("the version label is on the Pulp pod templates and the migration Job, and nowhere else", async () => {
   const { after } = await upgrade();
   const carriers = after.resources
     .filter((r) => r.custom && r.type.startsWith("kubernetes:"))
@@ -56,18 +56,8 @@ test("the version label is on the Pulp pod templates and the migration and reset
       return found;
     });
   const job = after.ofType(JOB)[0].inputs.metadata.name;
-  // The admin password's reset Job runs the Pulp image too (components/migration/migrationJob.ts).
-  const reset = "pulp-reset-admin-password";
   expect(carriers.sort()).toEqual(
-    [
-      "pulp-api pods",
-      "pulp-content pods",
-      "pulp-worker pods",
-      job,
-      `${job} pods`,
-      reset,
-      `${reset} pods`,
-    ].sort(),
+    ["pulp-api pods", "pulp-content pods", "pulp-worker pods", job, `${job} pods`].sort(),
   );
   for (const d of after.ofType(DEPLOYMENT).filter((d) => /api|content|worker/.test(d.inputs.metadata.name))) {
     expect(d.inputs.spec.template.metadata.labels[VERSION]).toBe("3.86.1");

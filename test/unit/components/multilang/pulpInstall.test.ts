@@ -64,7 +64,7 @@ describe("under mocks", () => {
         namespace: await value(pulp.namespace),
         upgradeKind: pulp.upgrade.kind,
         upgradeSummary: pulp.upgrade.summary,
-        migrationJobName: pulp.migrationJobName,
+        migrationJobName: await value(pulp.migrationJobName),
       };
     });
   });

@@ -110,7 +110,6 @@ test("the S3 config renders every kind of pod the program makes", async () => {
       "Deployment pulp-web",
       "Deployment pulp-redis",
       "Job pulp-migrate",
-      "Job pulp-reset-admin-password",
       `Job pulp-restore-fetch-${ID.toLowerCase()}`,
       `Job pulp-restore-check-${ID.toLowerCase()}`,
       `Job pulp-restore-${ID.toLowerCase()}`,

@@ -21,8 +21,8 @@ test("every pod and the database Cluster get nodeSelector and tolerations", asyn
     scheduling: KWOK,
   });
   const specs = podSpecs(run);
-  // api, content, worker, web, redis, the migration Job and the admin password's reset Job, backup
-  expect(specs.map(([what]) => what).length).toBe(8);
+  // api, content, worker, web, redis, the migration Job, backup
+  expect(specs.map(([what]) => what).length).toBe(7);
   for (const [what, spec] of specs) {
     expect({ what, nodeSelector: spec.nodeSelector, tolerations: spec.tolerations }).toEqual({
       what,
@@ -105,7 +105,7 @@ test("image pull secrets reach every pod (the migration Job, Redis, web and back
     imagePullSecrets: ["registry-a", "registry-b"],
   });
   const specs = podSpecs(run);
-  expect(specs.map(([what]) => what).length).toBe(8);
+  expect(specs.map(([what]) => what).length).toBe(7);
   for (const [what, spec] of specs) {
     expect({ what, secrets: spec.imagePullSecrets }).toEqual({
       what,
