@@ -112,10 +112,10 @@ export const MIGRATE_SCRIPT = migrateScript({ clearStaleAppStatus: false });
 /**
  * `pulpcore-manager migrate` as one Job per release, settings and admin password (its name hashes everything
  * it runs, so a change always makes a new Job, created before the old one is deleted): never by hand, never
- * per pod (several pods migrating at once raced into UniqueViolation, pulp-operator #991). Awaited until Complete, with no
- * TTL (Kubernetes would delete it and the next run would recreate it). Everything that runs Pulp code
- * depends on it, so `pulumi up` rolls nothing until the schema is ready, and a failed migration stops the
- * update before any Deployment changes.
+ * per pod (several pods migrating at once raced into UniqueViolation, pulp-operator #991). Awaited until
+ * Complete, with no TTL (Kubernetes would delete it and the next run would recreate it). Everything that runs
+ * Pulp code depends on it, so `pulumi up` rolls nothing until the schema is ready, and a failed migration
+ * stops the update before any Deployment changes.
  */
 export class MigrationJob extends pulumi.ComponentResource {
   readonly job: k8s.batch.v1.Job;
