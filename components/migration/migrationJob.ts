@@ -67,21 +67,25 @@ export const REGISTER_SIGNING_SERVICES =
 const isEmpty = (o?: object) => o === undefined || Object.keys(o).length === 0;
 
 /**
- * Runs before `migrate` without loading Pulp's settings (its docstring says why): waits for the database,
- * optionally clears AppStatus rows past their TTL, and drops or names INVALID indexes. Shipped without the
- * docstring, which explains it here and in the repository, not in every Job's description.
+ * A Python script of this folder as the Job ships it: without its docstring, which explains it here and in
+ * the repository, not in every Job's description; a comment names the file instead.
  */
-export const PRE_MIGRATE_SCRIPT = fs
-  .readFileSync(path.join(__dirname, "preMigrate.py"), "utf8")
-  .replace(/^"""[\s\S]*?"""\n/, "# Pulp on Kubernetes, components/migration/preMigrate.py\n");
+const shippedScript = (file: string) =>
+  fs
+    .readFileSync(path.join(__dirname, file), "utf8")
+    .replace(/^"""[\s\S]*?"""\n/, `# Pulp on Kubernetes, components/migration/${file}\n`);
+
+/**
+ * Runs before `migrate` without loading Pulp's settings (its docstring says why): waits for the database,
+ * optionally clears AppStatus rows past their TTL, and drops or names INVALID indexes.
+ */
+export const PRE_MIGRATE_SCRIPT = shippedScript("preMigrate.py");
 
 /**
  * Pulp's manager commands in one process (migrate.py): migrate, handle-artifact-checksums, the system checks,
- * (after a restore) the response cache, the admin password. Shipped without its docstring, as preMigrate.py.
+ * (after a restore) the response cache, the admin password.
  */
-export const MIGRATE_PY = fs
-  .readFileSync(path.join(__dirname, "migrate.py"), "utf8")
-  .replace(/^"""[\s\S]*?"""\n/, "# Pulp on Kubernetes, components/migration/migrate.py\n");
+export const MIGRATE_PY = shippedScript("migrate.py");
 
 /**
  * What the Job runs: preMigrate.py (wait for the database; for targets without pulpcore's own pre-migrate

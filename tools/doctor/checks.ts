@@ -233,16 +233,14 @@ export function diagnose(s: Snapshot): Finding[] {
   const managerJobs = s.jobs.filter((j) => j.component === "migration");
   const newestNamed = (match: (name: string) => boolean) =>
     managerJobs.filter((j) => match(j.name)).sort((a, b) => Date.parse(b.created) - Date.parse(a.created))[0];
-  for (const [what, name] of [["the signing services' registration", `${s.instance}-signing-services`]]) {
-    const job = newestNamed((n) => n === name);
-    if (job?.failure) {
-      add({
-        severity: "problem",
-        subject: `job/${job.name}`,
-        what: `${what} failed (${job.failure.reason})${job.said ? `: ${job.said}` : ""}`,
-        fix: `kubectl logs job/${job.name} ${ns}; fix the cause, then pulumi up (the failed Job is replaced)`,
-      });
-    }
+  const signing = newestNamed((n) => n === `${s.instance}-signing-services`);
+  if (signing?.failure) {
+    add({
+      severity: "problem",
+      subject: `job/${signing.name}`,
+      what: `the signing services' registration failed (${signing.failure.reason})${signing.said ? `: ${signing.said}` : ""}`,
+      fix: `kubectl logs job/${signing.name} ${ns}; fix the cause, then pulumi up (the failed Job is replaced)`,
+    });
   }
   const migration = newestNamed((n) => n.startsWith(`${s.instance}-migrate-`));
   if (migration?.failure) {
