@@ -8,6 +8,7 @@ import { webService } from "./config/schema";
 import { SecretName } from "./config/rules";
 import { Backend } from "./ingress/ingress";
 import { fixedName, Identity } from "./common/labels";
+import { artifactStorageName, StorageMoveRefused, storageMoveProblem } from "./storage/storageMove";
 import { Deployed } from "./upgrade/deployed";
 import { needsAppStatusCleanup, rollOrder, UpgradePlan } from "./upgrade/plan";
 import { StopTheWorldArgs } from "./upgrade/stopTheWorld";
@@ -48,6 +49,8 @@ export interface InstallDecision {
   restore: RestorePlan;
   /** The backup this install was restored from: this update's restore, or an earlier one's. */
   restoredBackup?: string;
+  /** Where the artifacts are (storage/storageMove.ts), recorded in the history for the next update's check. */
+  artifactStorage: string;
   /**
    * Why and how every Pulp process stops before the migration: a stop-the-world upgrade, or a restore
    * over the live install (`restoring`, the backup id). Undefined when nothing stops.
@@ -93,7 +96,7 @@ export interface InstallDecision {
 
 /**
  * Everything the Pulp component decides, from the validated config, what the stack deployed last and
- * the names of the secrets the stack config sets. Throws UpgradeRefused or RestoreRefused before anything
+ * the names of the secrets the stack config sets. Throws UpgradeRefused, RestoreRefused or StorageMoveRefused before anything
  * is created. Creates nothing; the upgrade plan is announced as a diagnostic (upgrade/upgrade.ts).
  */
 export function decideInstall(
@@ -105,6 +108,8 @@ export function decideInstall(
   const restore = planRestore(config, deployed, suppliedSecretNames);
   const restoredBackup = restore.kind === "restore" ? restore.backup : deployed.restoredBackup;
   const identity: Identity = { instance: config.instanceName, version: config.pulpcoreVersion };
+  const moved = storageMoveProblem(config, identity, deployed.artifactStorage);
+  if (moved) throw new StorageMoveRefused(moved);
 
   // When a migration needs every older process gone, they stop and their heartbeats expire before `migrate`;
   // a restore over the live install stops them so that nothing writes while its data is replaced.
@@ -183,6 +188,7 @@ export function decideInstall(
     upgrade,
     restore,
     restoredBackup,
+    artifactStorage: artifactStorageName(config.storage, identity),
     stop,
     replicas,
     autoscaling,

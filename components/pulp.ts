@@ -4,6 +4,7 @@ import { RestoreCheck, RestoreJob } from "./backup/restore";
 import { RestoreFetch } from "./backup/restoreFetch";
 import { DataVolumeImports } from "./cdi/dataVolumes";
 import { asSecrets, SecretInputs } from "./config/load";
+import { objectStorage } from "./config/objectStorage";
 import { PulpConfig } from "./config/parse";
 import { SecretName } from "./config/rules";
 import { Database } from "./database/database";
@@ -134,7 +135,7 @@ export class Pulp extends pulumi.ComponentResource {
     // The job guard checks the plan against the cluster again once it is known.
     if (!cluster) return (await legacyRecord(args.deployed)) ?? { idle: false };
     const where = { namespace: args.config.namespace, instance: args.config.instanceName };
-    const claim = args.config.storage.s3 ? undefined : args.config.storage.pvc?.existingClaim;
+    const claim = objectStorage(args.config.storage) ? undefined : args.config.storage.pvc?.existingClaim;
     const { deployed, source, found } = await readHistory({
       cluster: cluster as KubeTarget,
       ...where,
@@ -206,6 +207,7 @@ export class Pulp extends pulumi.ComponentResource {
       idle: config.idle,
       pluginVersions: config.plugins,
       restoredBackup: this.restoredBackup,
+      artifactStorage: decision.artifactStorage,
     };
     const child = { parent: this };
 
@@ -259,7 +261,13 @@ export class Pulp extends pulumi.ComponentResource {
     );
     const storage = new ArtifactStorage(
       `${name}-storage`,
-      { namespace, identity, storage: config.storage, s3SecretAccessKey: supplied.s3SecretAccessKey },
+      {
+        namespace,
+        identity,
+        storage: config.storage,
+        s3SecretAccessKey: supplied.s3SecretAccessKey,
+        azureAccountKey: supplied.azureAccountKey,
+      },
       child,
     );
 
@@ -278,7 +286,7 @@ export class Pulp extends pulumi.ComponentResource {
               identity,
               namespace: config.namespace,
               databaseHost: database.settings.host,
-              storageEndpoint: config.storage.s3?.endpointUrl,
+              storageEndpoint: (config.storage.s3 ?? config.storage.azure)?.endpointUrl,
               extra: config.proxy.noProxy,
             }),
           },
@@ -333,6 +341,7 @@ export class Pulp extends pulumi.ComponentResource {
           allowedContentChecksums: config.allowedContentChecksums,
           database: database.settings,
           s3: config.storage.s3,
+          azure: config.storage.azure,
           redis: parts.redis ? { host: redisHost(identity), port: REDIS_PORT } : undefined,
           cacheEnabled: config.cacheEnabled,
           workerType: config.workerType,
@@ -353,6 +362,7 @@ export class Pulp extends pulumi.ComponentResource {
       databasePassword: database.password,
       database: database.settings,
       s3SecretKey: storage.s3SecretKey,
+      azureConnection: storage.azureConnection,
       tokenKeysSecret: secrets.tokenKeysSecret,
       dataVolume: storage.volume,
       apiRoot: config.apiRoot,
@@ -451,7 +461,9 @@ export class Pulp extends pulumi.ComponentResource {
                     accessKeyId: config.storage.s3.accessKeyId!,
                     secretKey: storage.s3SecretKey!,
                   }
-                : { kind: "pvc" },
+                : config.storage.azure
+                  ? { kind: "azure", ...config.storage.azure, connection: storage.azureConnection! }
+                  : { kind: "pvc" },
               done: restoring.done,
               keys: secrets,
               podDefaults: everyPod,
@@ -594,19 +606,22 @@ export class Pulp extends pulumi.ComponentResource {
     // Rolls the pods when what they read changes: settings.py (named by its hash) and the secret values
     // that come from the stack config. One-way hashes, so they need not stay secret.
     const configHash = pulumi.unsecret(
-      pulumi.all([supplied.databasePassword, supplied.s3SecretAccessKey]).apply(([db, s3]) =>
-        contentHash({
-          settings: this.settings.hash,
-          db: db && contentHash(db),
-          s3: s3 && contentHash(s3),
-          // Only when set, so an install without it keeps its hash (and does not roll).
-          ...(trust?.hash ? { trustedCa: trust.hash } : {}),
-          // The proxy's URLs reach the pods from a Secret, read when a container starts.
-          ...(config.proxy ? { proxy: contentHash(config.proxy) } : {}),
-          // A restore over the live install starts the pods it stopped (a new template scales them back).
-          ...(this.restoredBackup ? { restoredBackup: this.restoredBackup } : {}),
-        }),
-      ),
+      pulumi
+        .all([supplied.databasePassword, supplied.s3SecretAccessKey, supplied.azureAccountKey])
+        .apply(([db, s3, azure]) =>
+          contentHash({
+            settings: this.settings.hash,
+            db: db && contentHash(db),
+            s3: s3 && contentHash(s3),
+            // Only when set, so an install without them keeps its hash (and does not roll).
+            ...(azure ? { azure: contentHash(azure) } : {}),
+            ...(trust?.hash ? { trustedCa: trust.hash } : {}),
+            // The proxy's URLs reach the pods from a Secret, read when a container starts.
+            ...(config.proxy ? { proxy: contentHash(config.proxy) } : {}),
+            // A restore over the live install starts the pods it stopped (a new template scales them back).
+            ...(this.restoredBackup ? { restoredBackup: this.restoredBackup } : {}),
+          }),
+        ),
     );
 
     const autoscaledWorkload = (process: PulpProcess | "web") => {
@@ -775,6 +790,7 @@ export class Pulp extends pulumi.ComponentResource {
       databasePassword: database.password.name,
       ...(secrets.tokenKeysSecret ? { containerAuth: secrets.tokenKeysSecret } : {}),
       ...(storage.s3SecretKey ? { s3: storage.s3SecretKey.name } : {}),
+      ...(storage.azureConnection ? { azure: storage.azureConnection.name } : {}),
     };
     this.rolledOut = pulumi
       .all(PULP_PROCESSES.map((p) => this.workloads[p]!.rolledOut.metadata.name))

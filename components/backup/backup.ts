@@ -17,6 +17,7 @@ import {
   TOKEN_PUBLIC_KEY_FILE,
 } from "../settings/render";
 import { fixedName, Identity, labels, runningLabels } from "../common/labels";
+import { objectStoreName, ObjectStores } from "../storage/storageMove";
 import { PodDefaults, restricted } from "../workload/podSecurity";
 import { PULP_PYTHON } from "../workload/pulpProcess";
 
@@ -51,9 +52,12 @@ const VERSIONS_SCRIPT = [
   'json.dump({n: v for n, v in sorted(names.items()) if n.startswith("pulp")}, sys.stdout)\' >/run/backup/versions.json',
 ].join("\n");
 
-/** A storage as a backup's manifest names it (`artifacts.storage`): "pvc" or "s3://<bucket>". */
-export function storageName(storage: { s3?: { bucket: string } }): string {
-  return storage.s3 ? `s3://${storage.s3.bucket}` : "pvc";
+/**
+ * A storage as a backup's manifest names it (`artifacts.storage`): "pvc", "s3://<bucket>" or
+ * "azure://<account>/<container>[/<location>]".
+ */
+export function storageName(storage: ObjectStores): string {
+  return objectStoreName(storage) ?? "pvc";
 }
 
 export interface BackupKeys {

@@ -69,6 +69,14 @@ export type ArtifactTarget =
       region?: string;
       accessKeyId: string;
       secretKey: SecretKeyRef;
+    }
+  | {
+      kind: "azure";
+      accountName: string;
+      container: string;
+      location?: string;
+      /** The connection string with the account's key (storage/artifactStorage.ts). */
+      connection: SecretKeyRef;
     };
 
 export interface RestoreArgs extends InstallData {
@@ -139,6 +147,7 @@ export class RestoreCheck extends pulumi.ComponentResource {
       { parent: this },
     );
     const s3 = args.target.kind === "s3" ? args.target : undefined;
+    const azure = args.target.kind === "azure" ? args.target : undefined;
     const keys = isOperatorBackup(args.backup);
     const podLabels = runningLabels(args.identity, "backup");
     this.job = new k8s.batch.v1.Job(
@@ -172,7 +181,7 @@ export class RestoreCheck extends pulumi.ComponentResource {
                   env: [
                     { name: "BACKUP_DIR", value: `/backups/${args.backup}` },
                     { name: "RESTORE_RULES", value: JSON.stringify(restoreRules()) },
-                    { name: "TARGET_STORAGE", value: storageName({ s3 }) },
+                    { name: "TARGET_STORAGE", value: storageName({ s3, azure }) },
                     ...(keys
                       ? [
                           { name: "KEYS_DIR", value: "/run/keys" },
@@ -187,6 +196,16 @@ export class RestoreCheck extends pulumi.ComponentResource {
                           {
                             name: "AWS_SECRET_ACCESS_KEY",
                             valueFrom: { secretKeyRef: { name: s3.secretKey.name, key: s3.secretKey.key } },
+                          },
+                        ]
+                      : []),
+                    ...(azure
+                      ? [
+                          {
+                            name: "AZURE_CONNECTION_STRING",
+                            valueFrom: {
+                              secretKeyRef: { name: azure.connection.name, key: azure.connection.key },
+                            },
                           },
                         ]
                       : []),

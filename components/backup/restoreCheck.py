@@ -22,8 +22,11 @@ A pulp-operator PulpBackup (pulp.db, pulp/, its Secrets as YAML, no manifest.jso
 storage only, complete, and made with the keys this install runs with (KEYS_DIR: a restore reads the keys
 from the stack config, and a PulpBackup's are in its files).
 
-Env: BACKUP_DIR; RESTORE_RULES (JSON: packages, waypoints); KEYS_DIR and PULP_BACKUP_KEYS (JSON: keyFile, file, key; PulpBackups); TARGET_STORAGE ("pvc" or "s3://<bucket>", backup.ts storageName); for s3 S3_ENDPOINT_URL
-and S3_REGION (may be empty), AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY.
+An Azure Blob container (azure://<account>/<container>[/<location>]) is checked as a bucket is, through
+azure-storage-blob (Pulp's own Azure dependency).
+
+Env: BACKUP_DIR; RESTORE_RULES (JSON: packages, waypoints); KEYS_DIR and PULP_BACKUP_KEYS (JSON: keyFile, file, key; PulpBackups); TARGET_STORAGE ("pvc", "s3://<bucket>" or "azure://...", backup.ts storageName); for s3 S3_ENDPOINT_URL
+and S3_REGION (may be empty), AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY; for azure AZURE_CONNECTION_STRING.
 """
 
 import importlib.metadata
@@ -93,10 +96,10 @@ def check_releases(backup_id: str, backup: dict[str, str], image: dict[str, str]
 
 
 def backup_storage(backup_dir: str, manifest: dict) -> str:
-    """ "pvc" or "s3://<bucket>". Backups before format 2's storage names wrote "s3 (not in the backup: ...)":
-    their bucket is in the config they were taken with."""
+    """ "pvc", "s3://<bucket>" or "azure://...". Backups before format 2's storage names wrote "s3 (not in the
+    backup: ...)": their bucket is in the config they were taken with."""
     storage = manifest.get("artifacts", {}).get("storage", "")
-    if storage == "pvc" or storage.startswith("s3://"):
+    if storage == "pvc" or storage.startswith("s3://") or storage.startswith("azure://"):
         return storage
     if storage.startswith("s3"):
         with open(os.path.join(backup_dir, "config.json")) as f:
@@ -113,6 +116,25 @@ def referenced(backup_dir: str):
             name = line.rstrip("\n")
             if name:
                 yield name
+
+
+def container_keys(target: str, prefix: str):
+    """Every blob name under the prefix in the Azure container TARGET_STORAGE names, without its location,
+    in the service's order (lexicographic by UTF-8 bytes, as artifacts.list)."""
+    from azure.storage.blob import ContainerClient
+
+    container, _, location = target[len("azure://") :].partition("/")[2].partition("/")
+    root = f"{location}/" if location else ""
+    client = ContainerClient.from_connection_string(os.environ["AZURE_CONNECTION_STRING"], container)
+    for blob in client.list_blobs(name_starts_with=root + prefix):
+        yield blob.name[len(root) :]
+
+
+def store_keys(target: str, prefix: str):
+    """Every key under the prefix in the target's bucket or container."""
+    if target.startswith("azure://"):
+        return container_keys(target, prefix)
+    return bucket_keys(target[len("s3://") :], prefix)
 
 
 def bucket_keys(bucket: str, prefix: str):
@@ -132,7 +154,7 @@ def bucket_keys(bucket: str, prefix: str):
             yield obj["Key"]
 
 
-def missing_in_bucket(backup_dir: str, bucket: str) -> tuple[int, list[str], int, int]:
+def missing_in_store(backup_dir: str, target: str) -> tuple[int, list[str], int, int]:
     """(referenced, first missing names, missing, objects not referenced): one listing, merged with the
     sorted list in one pass, so memory stays flat whatever the number of artifacts."""
     names = list(referenced(backup_dir))
@@ -140,7 +162,7 @@ def missing_in_bucket(backup_dir: str, bucket: str) -> tuple[int, list[str], int
         return 0, [], 0, 0
     prefix = os.path.commonprefix([names[0], names[-1]])
     prefix = prefix[: prefix.rfind("/") + 1]
-    keys = bucket_keys(bucket, prefix)
+    keys = store_keys(target, prefix)
     key = next(keys, None)
     first: list[str] = []
     missing = extra = 0
@@ -234,6 +256,13 @@ def check_operator_backup(backup_id: str, backup_dir: str, target: str) -> None:
     )
 
 
+def copy_command(source: str, target: str) -> str:
+    """How objects get from one store to another, as far as one command says it."""
+    if source.startswith("s3://") and target.startswith("s3://"):
+        return f"aws s3 sync {source} {target}"
+    return f"azcopy, rclone or the stores' own tools, from {source} to {target}"
+
+
 def main() -> None:
     backup_dir, target = os.environ["BACKUP_DIR"], os.environ["TARGET_STORAGE"]
     if not os.path.exists(os.path.join(backup_dir, "manifest.json")) and os.path.exists(
@@ -255,19 +284,28 @@ def main() -> None:
             "Restore it into an install with a volume for its artifacts: pulumi config rm pulp:storage"
         )
     if source != "pvc" and target == "pvc":
-        bucket = source[len("s3://") :]
+        if source.startswith("azure://"):
+            account, _, container = source[len("azure://") :].partition("/")
+            container = container.partition("/")[0]
+            how = (
+                f"container: pulumi config set --path pulp:storage.azure.accountName {account} && "
+                f"pulumi config set --path pulp:storage.azure.container {container} (with the location and "
+                "endpointUrl of the install it was taken of, and pulp:azureAccountKey), then pulumi up"
+            )
+        else:
+            how = (
+                f"bucket: pulumi config set --path pulp:storage.s3.bucket {source[len('s3://') :]} (with the "
+                "endpointUrl, region and accessKeyId of the install it was taken of), then pulumi up"
+            )
         refuse(
             f"{what} (the backup holds none of them), and this install keeps its artifacts on a volume: "
-            "every one would be missing. Nothing was changed. Restore it into an install that reads that "
-            f"bucket: pulumi config set --path pulp:storage.s3.bucket {bucket} (with the endpointUrl, region "
-            "and accessKeyId of the install it was taken of), then pulumi up"
+            f"every one would be missing. Nothing was changed. Restore it into an install that reads that {how}"
         )
     if target == "pvc":
         log(f"backup {backup_id} holds its artifacts ({files} files); restore.sh copies them into the volume")
         return
 
-    bucket = target[len("s3://") :]
-    total, first, missing, extra = missing_in_bucket(backup_dir, bucket)
+    total, first, missing, extra = missing_in_store(backup_dir, target)
     if missing:
         moved = "" if source == target else f" (the backup was taken with {source})"
         refuse(
@@ -275,7 +313,7 @@ def main() -> None:
             f"(first: {' '.join(first)}): the restored Pulp would reference objects that are gone, for good "
             "where they were uploaded. Nothing was changed. Objects deleted since the backup (orphan cleanup) "
             "come back from the bucket's own versions or backup: restore them, then pulumi up again"
-            + (f"; or copy the objects over first (aws s3 sync {source} {target})" if source != target else "")
+            + (f"; or copy the objects over first ({copy_command(source, target)})" if source != target else "")
         )
     log(
         f"all {total} artifacts backup {backup_id} references are in {target}"

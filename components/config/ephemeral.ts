@@ -7,6 +7,7 @@
 // sum of its containers', or its largest init container's): that plus every emptyDir. Measured on a real
 // node (kubelet stats/summary, restore test, PVC storage): a migration pod 70 KB in all, Redis 20 KB.
 import type { ParsedConfig } from "./schema";
+import { objectStorage } from "./objectStorage";
 import { parseQuantity } from "./formats";
 import { ConfigProblem, keyOf, removeCommand, setCommand, valueAt } from "./problems";
 
@@ -27,7 +28,7 @@ export const PULP_OWN = "1Gi";
 /** The default request of every configurable container: about what they were measured to use, and room. */
 export const DEFAULT_REQUEST = "64Mi";
 /**
- * With object storage each Pulp process writes its working directory to the node (storage.s3): the default
+ * With object storage each Pulp process writes its working directory to the node (storage.s3, storage.azure): the default
  * request covers a sync's usual downloads at once (10 at a time, packages of up to ~100 MB), so that a worker
  * at work is not the first pod a node under disk pressure evicts.
  */
@@ -103,7 +104,7 @@ const SIZED: readonly Sized[] = [...PULP_COMPONENTS, "web", "redis", "backup"];
 
 /** The ephemeral-storage request and limit each configurable container gets when the config sets none. */
 export function ephemeralDefaults(config: ParsedConfig): Record<Sized, EphemeralSize> {
-  const workDir = config.storage.s3?.workingDirectorySize;
+  const workDir = objectStorage(config.storage)?.workingDirectorySize;
   const pulp: EphemeralSize = workDir
     ? { request: S3_PULP_REQUEST, limit: toQuantity(bytes(workDir) + bytes(PULP_OWN)) }
     : { request: DEFAULT_REQUEST, limit: PULP_OWN };
@@ -167,7 +168,8 @@ export function ephemeralStorageProblems(
 ): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const defaults = ephemeralDefaults(config);
-  const workDir = config.storage.s3?.workingDirectorySize;
+  const store = objectStorage(config.storage);
+  const workDir = store?.workingDirectorySize;
   for (const c of SIZED) {
     const userLimit =
       valueAt(raw, limitPath(c)) === undefined ? undefined : config[c].resources.limits["ephemeral-storage"];
@@ -179,7 +181,7 @@ export function ephemeralStorageProblems(
     const pulp = (PULP_COMPONENTS as readonly string[]).includes(c);
     if (userLimit !== undefined && pulp && bytes(userLimit) < bytes(workDir) + MINIMUM_OWN) {
       const why = workDir
-        ? `is below storage.s3.workingDirectorySize (${workDir}) and ${toQuantity(MINIMUM_OWN)} for /tmp and logs: ` +
+        ? `is below storage.${store!.key}.workingDirectorySize (${workDir}) and ${toQuantity(MINIMUM_OWN)} for /tmp and logs: ` +
           "with object storage Pulp keeps uploads, downloads and task files in /var/lib/pulp/tmp on the node, and " +
           "the kubelet evicts the pod once they pass its limit"
         : `leaves less than ${toQuantity(MINIMUM_OWN)} for /tmp and the logs`;
@@ -192,7 +194,12 @@ export function ephemeralStorageProblems(
         alternatives: [
           removeCommand(limitKey),
           ...(workDir && smaller >= GI
-            ? [setCommand("pulp:storage.s3.workingDirectorySize", toQuantity(Math.floor(smaller / GI) * GI))]
+            ? [
+                setCommand(
+                  `pulp:storage.${store!.key}.workingDirectorySize`,
+                  toQuantity(Math.floor(smaller / GI) * GI),
+                ),
+              ]
             : []),
         ],
       });

@@ -10,7 +10,12 @@ import {
   valueAt,
 } from "./problems";
 import { adminPasswordProblem } from "./strength";
-import { fernetKeyProblem, nonEmptySecretProblem, signingKeyProblem } from "./validators";
+import {
+  azureAccountKeyProblem,
+  fernetKeyProblem,
+  nonEmptySecretProblem,
+  signingKeyProblem,
+} from "./validators";
 import { ParsedConfig, webService } from "./schema";
 import { ephemeralStorageProblems } from "./ephemeral";
 
@@ -21,6 +26,7 @@ export const SECRET_NAMES = [
   "dbFieldsEncryptionKey",
   "databasePassword",
   "s3SecretAccessKey",
+  "azureAccountKey",
   "backupS3SecretAccessKey",
   "restoreS3SecretAccessKey",
   "signingKey",
@@ -43,6 +49,7 @@ const SECRET_RULES: Record<SecretName, (value: string) => string | undefined> = 
   dbFieldsEncryptionKey: fernetKeyProblem,
   databasePassword: nonEmptySecretProblem,
   s3SecretAccessKey: nonEmptySecretProblem,
+  azureAccountKey: azureAccountKeyProblem,
   backupS3SecretAccessKey: nonEmptySecretProblem,
   restoreS3SecretAccessKey: nonEmptySecretProblem,
   signingKey: signingKeyProblem,
@@ -224,17 +231,28 @@ export function checkRules(
   }
 
   // Storage: exactly one place for artifacts, and never RWO under several pods.
-  const { pvc, s3 } = config.storage;
-  if (pvc && s3) {
+  const { pvc, s3, azure } = config.storage;
+  const places = (["pvc", "s3", "azure"] as const).filter((place) => config.storage[place] !== undefined);
+  if (places.length > 1) {
     problems.push({
       key: keyOf(["storage"]),
       given: given(["storage"]),
-      message: "sets both storage.pvc and storage.s3; artifacts live in one place",
-      fix: removeCommand("pulp:storage.pvc"),
-      alternatives: [removeCommand("pulp:storage.s3")],
+      message: `sets ${places.map((place) => `storage.${place}`).join(" and ")}; artifacts live in one place`,
+      fix: removeCommand(`pulp:storage.${places[0]}`),
+      alternatives: places.slice(1).map((place) => removeCommand(`pulp:storage.${place}`)),
     });
-  } else if (!pvc && !s3) {
+  } else if (places.length === 0) {
     add(["storage"], "names no artifact storage", setCommand("pulp:storage.pvc.size", "50Gi"));
+  }
+  if (azure && !suppliedSecrets.has("azureAccountKey")) {
+    add(
+      ["storage", "azure"],
+      "needs the storage account's key, pulp:azureAccountKey (Pulp's images cannot sign in to Azure as a workload identity)",
+      secretSetCommand("pulp:azureAccountKey"),
+    );
+  }
+  if (!azure && suppliedSecrets.has("azureAccountKey")) {
+    add(["azureAccountKey"], "is set, but pulp:storage.azure is not", removeCommand("pulp:azureAccountKey"));
   }
   if (pvc?.existingClaim) {
     // The claim is the user's: what it holds, and how, is its own spec's.

@@ -641,8 +641,49 @@ const s3Storage = z.strictObject({
   workingDirectorySize: size.default("20Gi"),
 });
 
+/**
+ * Azure Blob Storage (django-storages' AzureStorage, which the upstream images carry through pulpcore's
+ * `azure` extra). Its account key is `pulp:azureAccountKey`: those images carry azure-storage-blob but not
+ * azure-identity, so the pods cannot sign in as a workload identity.
+ */
+const azureStorage = z.strictObject({
+  accountName: z.string().regex(/^[a-z0-9]{3,24}$/, {
+    error: "must be a storage account name: 3 to 24 lowercase letters and digits",
+  }),
+  container: z.string().regex(/^(?=.{3,63}$)[a-z0-9]+(-[a-z0-9]+)*$/, {
+    error:
+      "must be a container name: 3 to 63 lowercase letters, digits and single hyphens, beginning and ending with a letter or digit",
+  }),
+  /** A folder in the container for Pulp's files (pulp-operator's `azure-container-path`); unset: its root. */
+  location: z
+    .string()
+    .regex(/^[^/\s]+(\/[^/\s]+)*$/, {
+      error: 'must be a path without a leading or trailing "/", such as "pulp/prod"',
+    })
+    .optional(),
+  /**
+   * The account's blob endpoint: a sovereign cloud's, a private endpoint's name, an emulator's. Unset:
+   * https://<accountName>.blob.core.windows.net.
+   */
+  endpointUrl: z
+    .url({ error: 'must be a URL such as "https://pulpartifacts.blob.core.windows.net"' })
+    .optional(),
+  /** As storage.s3's: the node disk each Pulp pod may fill with its working directory. */
+  workingDirectorySize: size.default("20Gi"),
+});
+
 const storageSchema = z
-  .strictObject({ pvc: pvcStorage.optional(), s3: s3Storage.optional() })
+  .strictObject({
+    pvc: pvcStorage.optional(),
+    s3: s3Storage.optional(),
+    azure: azureStorage.optional(),
+    /**
+     * Where the artifacts were before this config named another place (as the refusal prints it, such as
+     * "claim pulp-artifacts" or "s3://pulp-artifacts"): set once every file or object was copied over, it
+     * lets the update point Pulp at the new place (storage/storageMove.ts).
+     */
+    movedFrom: z.string().min(1).optional(),
+  })
   .default({ pvc: { size: "50Gi", accessMode: "ReadWriteMany" } });
 
 /**

@@ -42,6 +42,15 @@ export function nonEmptySecretProblem(value: string): string | undefined {
   return undefined;
 }
 
+/**
+ * A storage account key as Azure shows it (Access keys): the base64 of 64 bytes, 88 characters. It goes into
+ * a connection string, where anything else (a ";") would change what the string says.
+ */
+export function azureAccountKeyProblem(value: string): string | undefined {
+  if (/^[A-Za-z0-9+/]{86}==$/.test(value) && Buffer.from(value, "base64").length === 64) return undefined;
+  return "a storage account key as the portal or `az storage account keys list` shows it: 88 characters of base64";
+}
+
 /** Drops the `#` lines of the supplied key without showing it (`pulumi config set` reads a piped value). */
 export const DROP_FERNET_COMMENTS =
   "pulumi config get pulp:dbFieldsEncryptionKey | grep -v '^[[:space:]]*#' | pulumi config set --secret pulp:dbFieldsEncryptionKey";

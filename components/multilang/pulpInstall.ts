@@ -39,6 +39,8 @@ export interface PulpInstallArgs {
   databasePassword?: pulumi.Input<string>;
   /** The S3 secret access key of the artifact storage (`pulp:s3SecretAccessKey`), with `storage.s3`. */
   s3SecretAccessKey?: pulumi.Input<string>;
+  /** The Azure storage account's key (`pulp:azureAccountKey`), with `storage.azure`. */
+  azureAccountKey?: pulumi.Input<string>;
   /** The S3 secret access key of the backups (`pulp:backupS3SecretAccessKey`), with `backup.s3`. */
   backupS3SecretAccessKey?: pulumi.Input<string>;
   /** The S3 secret access key to restore from (`pulp:restoreS3SecretAccessKey`), with `restore.s3`. */

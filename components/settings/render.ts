@@ -37,6 +37,13 @@ export interface S3Settings {
   accessKeyId?: string;
 }
 
+/** The account key reaches the pods in a connection string from a Secret (storage/artifactStorage.ts). */
+export interface AzureSettings {
+  accountName: string;
+  container: string;
+  location?: string;
+}
+
 export interface SettingsInput {
   contentOrigin: string;
   apiRoot: string;
@@ -44,6 +51,7 @@ export interface SettingsInput {
   allowedContentChecksums: readonly string[];
   database: DatabaseSettings;
   s3?: S3Settings;
+  azure?: AzureSettings;
   redis?: { host: string; port: number };
   cacheEnabled: boolean;
   workerType: "pulpcore" | "redis";
@@ -94,7 +102,7 @@ export function settingsValues(input: SettingsInput): Record<string, unknown> {
     },
     DB_ENCRYPTION_KEY: `${KEYS_DIR}/${DB_FIELDS_KEY_FILE}`,
     // Pulp's storage docs: with object storage MEDIA_ROOT must be empty.
-    MEDIA_ROOT: input.s3 ? "" : `${PULP_DATA_DIR}/media`,
+    MEDIA_ROOT: input.s3 || input.azure ? "" : `${PULP_DATA_DIR}/media`,
     STATIC_ROOT,
     FILE_UPLOAD_TEMP_DIR: `${PULP_DATA_DIR}/tmp`,
     WORKING_DIRECTORY: `${PULP_DATA_DIR}/tmp`,
@@ -112,7 +120,19 @@ export function settingsValues(input: SettingsInput): Record<string, unknown> {
               addressing_style: "path",
             },
           }
-        : { BACKEND: "pulpcore.app.models.storage.FileSystem" },
+        : input.azure
+          ? {
+              BACKEND: "storages.backends.azure_storage.AzureStorage",
+              OPTIONS: {
+                account_name: input.azure.accountName,
+                azure_container: input.azure.container,
+                ...(input.azure.location ? { location: input.azure.location } : {}),
+                // As pulpcore's storage docs: the content app's redirects carry a SAS valid this long.
+                expiration_secs: 60,
+                overwrite_files: true,
+              },
+            }
+          : { BACKEND: "pulpcore.app.models.storage.FileSystem" },
       staticfiles: { BACKEND: "django.contrib.staticfiles.storage.StaticFilesStorage" },
     },
     CACHE_ENABLED: input.cacheEnabled,

@@ -3,6 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { PulpConfig } from "../config/parse";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
 import { holds } from "../contract";
+import { objectStorage } from "../config/objectStorage";
 import { fixedName, Identity, labels } from "../common/labels";
 
 export interface ArtifactStorageArgs {
@@ -11,6 +12,29 @@ export interface ArtifactStorageArgs {
   storage: PulpConfig["storage"];
   /** The object storage secret key, from the stack config. */
   s3SecretAccessKey?: pulumi.Output<string>;
+  /** The Azure storage account's key (pulp:azureAccountKey), with storage.azure. */
+  azureAccountKey?: pulumi.Output<string>;
+}
+
+/**
+ * How pods reach an Azure storage account with its key: one connection string, which names the blob
+ * endpoint too (django-storages builds `https://<account>.blob.core.windows.net` otherwise, with no way to
+ * name a sovereign cloud's, a private endpoint's or an emulator's). The key is base64 (validators.ts), so it
+ * cannot end a field early.
+ */
+export function azureConnectionString(
+  azure: NonNullable<PulpConfig["storage"]["azure"]>,
+  accountKey: string,
+): string {
+  const endpoint = (azure.endpointUrl ?? `https://${azure.accountName}.blob.core.windows.net`).replace(
+    /\/+$/,
+    "",
+  );
+  const protocol = new URL(endpoint).protocol.slice(0, -1);
+  return (
+    `DefaultEndpointsProtocol=${protocol};AccountName=${azure.accountName};AccountKey=${accountKey};` +
+    `BlobEndpoint=${endpoint}`
+  );
 }
 
 /**
@@ -25,16 +49,19 @@ export class ArtifactStorage extends pulumi.ComponentResource {
   /** Whether artifacts live in a volume (a claim, the program's or the user's) rather than a bucket. */
   readonly onVolume: boolean;
   readonly s3SecretKey?: SecretKeyRef;
+  /** The Azure connection string, with its key (storage.azure). */
+  readonly azureConnection?: SecretKeyRef;
   /** What pods need to exist before they start (for dependsOn). */
   readonly resources: pulumi.Resource[] = [];
 
   constructor(name: string, args: ArtifactStorageArgs, opts?: pulumi.ComponentResourceOptions) {
     super("pulp:storage:ArtifactStorage", name, {}, opts);
     const pvc = args.storage.pvc;
-    this.onVolume = !args.storage.s3 && pvc !== undefined;
-    if (args.storage.s3 || !pvc) {
-      // Pulp's working directory: on the node, as large as storage.s3.workingDirectorySize allows.
-      this.volume = { name: "pulp-data", emptyDir: { sizeLimit: args.storage.s3?.workingDirectorySize } };
+    const store = objectStorage(args.storage);
+    this.onVolume = !store && pvc !== undefined;
+    if (store || !pvc) {
+      // Pulp's working directory: on the node, as large as storage.<s3|azure>.workingDirectorySize allows.
+      this.volume = { name: "pulp-data", emptyDir: { sizeLimit: store?.workingDirectorySize } };
     } else if (pvc.existingClaim) {
       // Checked against the cluster before anything is declared (existingClaim.ts, from Pulp.history).
       this.volume = { name: "pulp-data", persistentVolumeClaim: { claimName: pvc.existingClaim } };
@@ -76,6 +103,28 @@ export class ArtifactStorage extends pulumi.ComponentResource {
         { parent: this },
       );
       this.s3SecretKey = { name: fixedName(args.identity, "s3"), key: "secret_key" };
+      this.resources.push(secret);
+    }
+    const azure = args.storage.azure;
+    if (azure) {
+      const secret = new k8s.core.v1.Secret(
+        `${name}-azure`,
+        {
+          metadata: {
+            name: fixedName(args.identity, "azure"),
+            namespace: args.namespace,
+            labels: labels(args.identity, "storage"),
+          },
+          type: "Opaque",
+          stringData: {
+            connection_string: pulumi.secret(
+              pulumi.output(args.azureAccountKey ?? "").apply((key) => azureConnectionString(azure, key)),
+            ),
+          },
+        },
+        { parent: this },
+      );
+      this.azureConnection = { name: fixedName(args.identity, "azure"), key: "connection_string" };
       this.resources.push(secret);
     }
     this.registerOutputs({});

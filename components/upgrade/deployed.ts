@@ -13,6 +13,11 @@ export interface Deployed {
   /** The backup id this install was restored from (components/backup/restore.ts); undefined when none. */
   restoredBackup?: string;
   /**
+   * Where the artifacts are (storage/storageMove.ts artifactStorageName), as the history records it;
+   * undefined on a new install and where a version of the program before it was recorded made the install.
+   */
+  artifactStorage?: string;
+  /**
    * Where the state keeps the keys the component generated (secrets/pulpSecrets.ts), as the key Secret's
    * annotation says (upgrade/history.ts findInstall): `stash`; `generated-secret` for an install an older
    * version made, whose dynamic GeneratedSecrets the next update moves into Stash resources; undefined
@@ -22,8 +27,8 @@ export interface Deployed {
 }
 
 /** What an update deploys, as the history and the stack outputs record it. */
-export type DeployedRelease = Required<Omit<Deployed, "restoredBackup" | "keysKeptIn">> &
-  Pick<Deployed, "restoredBackup">;
+export type DeployedRelease = Required<Omit<Deployed, "restoredBackup" | "keysKeptIn" | "artifactStorage">> &
+  Pick<Deployed, "restoredBackup" | "artifactStorage">;
 
 /** Where an install's generated keys live in the state (Deployed.keysKeptIn). */
 export type KeysKeptIn = "stash" | "generated-secret";

@@ -34,6 +34,7 @@ export function historyData(deployed: Deployed): Record<string, string> {
       ? { pluginVersions: JSON.stringify(deployed.pluginVersions) }
       : {}),
     ...(deployed.restoredBackup ? { restoredBackup: deployed.restoredBackup } : {}),
+    ...(deployed.artifactStorage ? { artifactStorage: deployed.artifactStorage } : {}),
   };
 }
 
@@ -51,6 +52,7 @@ export function deployedOf(data: Record<string, string> | undefined): Deployed |
     idle: data.idle === "true",
     pluginVersions: pluginVersionsOf(plugins),
     restoredBackup: data.restoredBackup || undefined,
+    artifactStorage: data.artifactStorage || undefined,
   };
 }
 

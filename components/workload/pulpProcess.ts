@@ -39,6 +39,8 @@ export interface PulpRuntime {
   /** Where the database is; its CA, when it has one, is mounted for libpq. */
   database?: DatabaseSettings;
   s3SecretKey?: SecretKeyRef;
+  /** storage.azure: the connection string with the account's key. */
+  azureConnection?: SecretKeyRef;
   tokenKeysSecret?: string;
   dataVolume: k8s.types.input.core.v1.Volume;
   apiRoot: string;
@@ -114,6 +116,9 @@ export function pulpEnv(rt: PulpRuntime): k8s.types.input.core.v1.EnvVar[] {
     // dynaconf merges `__`-nested env keys into DATABASES["default"], so the password never sits in settings.py.
     ...secretSetting("DATABASES__default__PASSWORD", rt.databasePassword),
     ...(rt.s3SecretKey ? secretSetting("STORAGES__default__OPTIONS__secret_key", rt.s3SecretKey) : []),
+    ...(rt.azureConnection
+      ? secretSetting("STORAGES__default__OPTIONS__connection_string", rt.azureConnection)
+      : []),
     ...identityEnv(rt.podIdentity),
     ...proxyEnv(rt.proxy),
     ...Object.keys(rt.secretSettings ?? {})

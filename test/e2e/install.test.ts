@@ -130,6 +130,20 @@ test("an unsupported upgrade path is refused before anything changes", () => {
   writeStackConfig(STACK, BASE);
 });
 
+test("a storage config that would leave every artifact behind is refused before anything changes", () => {
+  const before = revisions(NS);
+  writeStackConfig(STACK, { ...BASE, storage: { s3: { bucket: "pulp-elsewhere" } } });
+  const refused = pulumi(STACK, ["up", "--yes", "--skip-preview"]);
+  expect(refused.code).not.toBe(0);
+  // What the first `up` recorded in the history ConfigMap, read back from the cluster.
+  expect(refused.stdout + refused.stderr).toMatch(
+    "pulp:storage names s3://pulp-elsewhere for the artifacts, but instance pulp keeps them in claim pulp-artifacts",
+  );
+  expect(revisions(NS)).toEqual(before);
+  expect(getJson(["configmap", "pulp-deployed", "-n", NS]).data.artifactStorage).toBe("claim pulp-artifacts");
+  writeStackConfig(STACK, BASE);
+});
+
 test("a second `up` with no change is a no-op", () => {
   const preview = pulumi(STACK, ["preview", "--expect-no-changes"]);
   timings.noOpPreview = preview.seconds;

@@ -32,6 +32,9 @@ import {
   Obj,
   obj,
   PROGRAM_SETTINGS,
+  AZURE,
+  AZURE_ACCOUNT_KEY,
+  AZURE_CONNECTION_STRING,
   S3,
   S3_SECRET_KEY,
   SecretSource,
@@ -112,6 +115,8 @@ export const MAPPED: Record<Scope, Record<string, string>> = {
     mount_trusted_ca_configmap_key:
       "`trustedCa.configMap`: the ConfigMap's name, before `:`; here every key of that ConfigMap is read as PEM",
     nginx_client_max_body_size: "`web.clientMaxBodySize` (lower-cased)",
+    object_storage_azure_secret:
+      "`storage.azure.{accountName,container,location}` from that Secret's `azure-account-name`, `azure-container` and `azure-container-path`, and secret `azureAccountKey` from its `azure-account-key`; a Secret with only `azure-connection-string` gets a note (its `AccountKey` and `BlobEndpoint` are set by hand)",
     object_storage_s3_secret:
       "`storage.s3.{bucket,endpointUrl,region,accessKeyId}` from that Secret's `s3-bucket-name`, `s3-endpoint`, `s3-region` and `s3-access-key-id`, and secret `s3SecretAccessKey` from its `s3-secret-access-key`",
     pulp_secret_key:
@@ -202,8 +207,6 @@ export const UNMAPPED: Record<Scope, Record<string, string>> = {
     nginx_proxy_connect_timeout: NGINX_LIMITS,
     nginx_proxy_read_timeout: NGINX_LIMITS,
     nginx_proxy_send_timeout: NGINX_LIMITS,
-    object_storage_azure_secret:
-      "no Azure Blob storage here: artifacts go to a volume (`storage.pvc`) or S3-compatible object storage (`storage.s3`)",
     object_storage_gcs_secret:
       "no GCS storage here: use GCS through its S3-compatible API (`storage.s3`, with an HMAC key) or a volume (`storage.pvc`)",
     route_labels: "no labels option for the Routes: they carry the program's labels",
@@ -712,6 +715,11 @@ class Converter {
       }
       return;
     }
+    const azure = text(s.object_storage_azure_secret);
+    if (azure) {
+      this.azureStorage(azure);
+      return;
+    }
     // The operator mounts its claim at /var/lib/pulp, MEDIA_ROOT /var/lib/pulp/media, as this program does:
     // the same claim, taken over in place, holds every artifact where this install looks for it.
     const fileStorage = ["file_storage_storage_class", "file_storage_size", "file_storage_access_mode"];
@@ -739,12 +747,46 @@ class Converter {
       );
       return;
     }
-    if (!isSet(s.object_storage_azure_secret) && !isSet(s.object_storage_gcs_secret)) {
+    if (!isSet(s.object_storage_gcs_secret)) {
       this.note(
         "file_storage_storage_class",
         "no storage given: the operator kept artifacts in an emptyDir (lost with each pod); here they get a volume " +
           "(storage.pvc, 50Gi by default)",
       );
+    }
+  }
+
+  /** pulp-operator's azureSettings (secret.go): the same account, container and folder, taken over in place. */
+  private azureStorage(secret: string): void {
+    const why = "object_storage_azure_secret";
+    const view = this.secret(secret, why, [AZURE.accountName, AZURE.container]);
+    const v = view?.values ?? {};
+    for (const key of [AZURE.accountName, AZURE.container] as const) {
+      if (view && !v[key]) this.errors.push(`${why}: the Secret ${secret} has no ${key}`);
+    }
+    if (v[AZURE.accountName]) this.set(["storage", "azure", "accountName"], v[AZURE.accountName]);
+    if (v[AZURE.container]) this.set(["storage", "azure", "container"], v[AZURE.container]);
+    // The operator passes the path to django-storages as `location`, which strips its slashes.
+    const location = v[AZURE.location]?.replace(/^\/+|\/+$/g, "");
+    if (location) this.set(["storage", "azure", "location"], location);
+    if (!view || view.keys.includes(AZURE_ACCOUNT_KEY)) {
+      this.secretFrom("azureAccountKey", secret, AZURE_ACCOUNT_KEY, why);
+    } else if (view.keys.includes(AZURE_CONNECTION_STRING)) {
+      this.note(
+        why,
+        `the Secret ${secret} gives a connection string (${AZURE_CONNECTION_STRING}), not an account key: set ` +
+          "pulp:azureAccountKey to its AccountKey field (pulumi config set --secret pulp:azureAccountKey), and, when " +
+          "it names a BlobEndpoint other than https://<account>.blob.core.windows.net, storage.azure.endpointUrl to it",
+      );
+    } else {
+      this.errors.push(
+        `${why}: the Secret ${secret} has no ${AZURE_ACCOUNT_KEY} or ${AZURE_CONNECTION_STRING}`,
+      );
+    }
+    for (const field of ["file_storage_storage_class", "file_storage_size", "file_storage_access_mode"]) {
+      if (isSet(this.spec[field])) {
+        this.note(field, `set beside ${why}: the operator refuses two storages; not converted`);
+      }
     }
   }
 

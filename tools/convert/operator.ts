@@ -50,6 +50,15 @@ export const S3 = {
   addressingStyle: "s3-addressing-style",
 } as const;
 export const S3_SECRET_KEY = "s3-secret-access-key";
+/** The keys of `object_storage_azure_secret` that are config (secret.go azureSettings). */
+export const AZURE = {
+  accountName: "azure-account-name",
+  container: "azure-container",
+  location: "azure-container-path",
+} as const;
+/** Its secret keys: the account key, or a connection string (which holds one). */
+export const AZURE_ACCOUNT_KEY = "azure-account-key";
+export const AZURE_CONNECTION_STRING = "azure-connection-string";
 
 /** A Kubernetes object as a YAML file or kubectl gives it. */
 export interface KubeObject {
@@ -160,6 +169,10 @@ export function references(cr: KubeObject): References {
   const s3 = text(spec.object_storage_s3_secret);
   if (s3) {
     out.secrets.push({ name: s3, configKeys: Object.values(S3), why: "object_storage_s3_secret" });
+  }
+  const azure = text(spec.object_storage_azure_secret);
+  if (azure) {
+    out.secrets.push({ name: azure, configKeys: Object.values(AZURE), why: "object_storage_azure_secret" });
   }
   const signingScripts = text(spec.signing_scripts);
   if (signingScripts && text(spec.signing_secret)) {

@@ -32,6 +32,7 @@ const TEST_VALUES: Record<SecretName, string> = {
   dbFieldsEncryptionKey: "Vq3rcn1qCbSWc2tW3rOUbDGMnKcAUOsqDnG8K2ZsbcE=",
   databasePassword: "example-database-password",
   s3SecretAccessKey: "example-s3-secret",
+  azureAccountKey: "ZXhhbXBsZS1henVyZS1hY2NvdW50LWtleS1leGFtcGxlLWF6dXJlLWFjY291bnQta2V5LWV4YW1wbGUtYXp1cg==",
   backupS3SecretAccessKey: "example-backup-s3-secret",
   restoreS3SecretAccessKey: "example-restore-s3-secret",
   signingKey: "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nexample\n-----END PGP PRIVATE KEY BLOCK-----",
@@ -91,6 +92,24 @@ test("parseConfig accepts the example with those secrets and reports no problem"
     problems = e.problems.map((p) => `${p.key}: ${p.message}`);
   }
   expect(problems).toEqual([]);
+});
+
+test("the commented Azure alternative, put in place of the S3 storage and identity, parses with its key", () => {
+  const lines = text.split("\n");
+  const start = lines.indexOf("  # pulp:storage:");
+  const block = lines
+    .slice(start + 1)
+    .filter((_, i, rest) => rest.slice(0, i + 1).every((l) => l.startsWith("  #   ")));
+  const azure = yaml.load(block.map((l) => l.slice("  #   ".length)).join("\n"));
+  expect(azure).toMatchObject({ azure: { accountName: expect.any(String), container: expect.any(String) } });
+  const supplied = new Set([...listedSecrets, "azureAccountKey"] as SecretName[]);
+  const rest = { ...raw };
+  delete rest.serviceAccount;
+  const config = parseConfig({ ...rest, storage: azure }, supplied, {
+    ...secrets,
+    azureAccountKey: TEST_VALUES.azureAccountKey,
+  });
+  expect(config.storage.azure).toMatchObject({ accountName: "examplepulpartifacts", container: "pulp" });
 });
 
 test("a key the schema does not know is refused (the example cannot drift silently)", () => {

@@ -33,6 +33,27 @@ def client(service, endpoint_url=None, region_name=None, config=None):
     return Client()
 `;
 
+// azure-storage-blob as restoreCheck.py uses it: FAKE_BUCKET maps a container to its blob names (with the
+// location folder, as Pulp writes them), listed in order; each listing is printed as
+// "LIST: <container> <prefix> <the connection string's account>".
+const FAKE_AZURE_BLOB = `
+import json, os
+class Blob:
+    def __init__(self, name):
+        self.name = name
+class ContainerClient:
+    def __init__(self, account, container):
+        self.account, self.container = account, container
+    @classmethod
+    def from_connection_string(cls, conn, container):
+        fields = dict(f.split("=", 1) for f in conn.split(";"))
+        return cls(fields["AccountName"], container)
+    def list_blobs(self, name_starts_with):
+        print("LIST:", self.container, name_starts_with, self.account)
+        names = json.loads(os.environ["FAKE_BUCKET"]).get(self.container, [])
+        return iter([Blob(n) for n in sorted(names) if n.startswith(name_starts_with)])
+`;
+
 let dir: string;
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "restore-checks-"));
@@ -106,6 +127,10 @@ function restoreCheck(
     );
   }
   fs.writeFileSync(path.join(stub, "boto3.py"), FAKE_BOTO3);
+  fs.mkdirSync(path.join(stub, "azure", "storage", "blob"), { recursive: true });
+  fs.writeFileSync(path.join(stub, "azure", "__init__.py"), "");
+  fs.writeFileSync(path.join(stub, "azure", "storage", "__init__.py"), "");
+  fs.writeFileSync(path.join(stub, "azure", "storage", "blob", "__init__.py"), FAKE_AZURE_BLOB);
   fs.writeFileSync(path.join(stub, "botocore", "__init__.py"), "");
   fs.writeFileSync(
     path.join(stub, "botocore", "config.py"),
@@ -122,6 +147,8 @@ function restoreCheck(
       RESTORE_RULES: JSON.stringify(restoreRules()),
       TARGET_STORAGE: target,
       FAKE_BUCKET: JSON.stringify(bucket),
+      AZURE_CONNECTION_STRING:
+        "DefaultEndpointsProtocol=https;AccountName=pulpstore;AccountKey=a2V5;BlobEndpoint=https://pulpstore.blob.core.windows.net",
       TERMINATION_LOG: log,
     },
   });
@@ -187,6 +214,41 @@ test("another bucket is accepted only when it holds every object, and named when
   );
   expect(restoreCheck("s3://pulp-new", { "pulp-old": ARTIFACTS }).termination).toMatch(
     /4 of the 4 artifacts .* are not in s3:\/\/pulp-new \(the backup was taken with s3:\/\/pulp-old\).*; or copy the objects over first \(aws s3 sync s3:\/\/pulp-old s3:\/\/pulp-new\)\n$/,
+  );
+});
+
+test("into an Azure container, every referenced blob must be under its location, listed once (issue 24)", () => {
+  backup("azure://pulpstore/artifacts/pulp/prod");
+  const located = ARTIFACTS.map((a) => `pulp/prod/${a}`);
+  const all = restoreCheck("azure://pulpstore/artifacts/pulp/prod", {
+    artifacts: [...located, "pulp/prod/artifact/ff/99", "pulp/other/artifact/0a/11"],
+  });
+  expect(all).toMatchObject({ code: 0, termination: "" });
+  expect(all.out).toMatch(/^LIST: artifacts pulp\/prod\/artifact\/ pulpstore$/m);
+  expect(all.out).toMatch(
+    /all 4 artifacts backup .* references are in azure:\/\/pulpstore\/artifacts\/pulp\/prod; 1 objects there are not referenced/,
+  );
+  // The same names at the container's root are not where this install looks.
+  const elsewhere = restoreCheck("azure://pulpstore/artifacts/pulp/prod", { artifacts: ARTIFACTS });
+  expect(elsewhere.termination).toMatch(
+    /^restore refused: 4 of the 4 artifacts .* are not in azure:\/\/pulpstore\/artifacts\/pulp\/prod /,
+  );
+  // Without a location, the container's root.
+  backup("azure://pulpstore/artifacts");
+  expect(restoreCheck("azure://pulpstore/artifacts", { artifacts: ARTIFACTS }).out).toMatch(
+    /^LIST: artifacts artifact\/ pulpstore$/m,
+  );
+  // From a bucket into a container: accepted once copied, else named with the tools that copy.
+  backup("s3://pulp-old");
+  expect(restoreCheck("azure://pulpstore/artifacts", { artifacts: [ARTIFACTS[0]] }).termination).toMatch(
+    /3 of the 4 artifacts .* \(the backup was taken with s3:\/\/pulp-old\).*; or copy the objects over first \(azcopy, rclone or the stores' own tools, from s3:\/\/pulp-old to azure:\/\/pulpstore\/artifacts\)\n$/,
+  );
+});
+
+test("an Azure backup into a volume install is refused, with the account and container to set (issue 24)", () => {
+  backup("azure://pulpstore/artifacts/pulp");
+  expect(restoreCheck("pvc").termination).toMatch(
+    /artifacts are in azure:\/\/pulpstore\/artifacts\/pulp \(the backup holds none of them\).*pulumi config set --path pulp:storage\.azure\.accountName pulpstore && pulumi config set --path pulp:storage\.azure\.container artifacts /,
   );
 });
 

@@ -213,7 +213,11 @@ test("the plan comes from the history in the cluster: a program that exports not
   expect(run.ofType("pulumi-nodejs:dynamic/pulp:JobGuard")).toEqual([]);
   // The history is written once the Deployments have rolled out, and kept on destroy.
   const history = run.k8s("ConfigMap", "pulp-deployed");
-  expect(history.inputs.data).toEqual({ pulpcoreVersion: "3.87.0", idle: "false" });
+  expect(history.inputs.data).toEqual({
+    pulpcoreVersion: "3.87.0",
+    idle: "false",
+    artifactStorage: "claim pulp-artifacts",
+  });
   expect(history.retainOnDelete).toBe(true);
   for (const name of ["pulp-api", "pulp-content", "pulp-worker"]) {
     expect(run.dependenciesOf(history)).toContain(run.k8s("Deployment", name).urn);

@@ -598,3 +598,25 @@ test("sso_secret: each Keycloak key becomes a setting read from the same Secret;
   expect(Object.keys(unseen.config.secretSettings as object)).toHaveLength(7);
   expect(noteOf(unseen, "sso_secret")[0]).toMatch(/keycloak_admin_role, keycloak_group_token_claim/);
 });
+
+test("Azure Blob storage: the same account, container and folder, and the key copied as a secret, never printed", () => {
+  const c = convertSample("azure-blob");
+  expect(c.config.storage).toEqual({
+    azure: { accountName: "pulpartifacts", container: "pulp", location: "prod/pulp" },
+  });
+  expect(c.secrets.azureAccountKey).toEqual({ secret: "epsilon-azure", key: "azure-account-key" });
+  expect(JSON.stringify(c)).not.toContain("CANARY");
+  // A Secret with a connection string instead of a key: a note says which of its fields to set.
+  const viaString = convertSample("azure-blob", (input) => {
+    input.secrets["epsilon-azure"] = {
+      keys: ["azure-account-name", "azure-container", "azure-connection-string"],
+      values: { "azure-account-name": "pulpartifacts", "azure-container": "pulp" },
+    };
+  });
+  expect(viaString.secrets.azureAccountKey).toBeUndefined();
+  expect(noteOf(viaString, "object_storage_azure_secret")).toEqual([
+    "the Secret epsilon-azure gives a connection string (azure-connection-string), not an account key: set " +
+      "pulp:azureAccountKey to its AccountKey field (pulumi config set --secret pulp:azureAccountKey), and, when it " +
+      "names a BlobEndpoint other than https://<account>.blob.core.windows.net, storage.azure.endpointUrl to it",
+  ]);
+});

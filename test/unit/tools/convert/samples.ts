@@ -15,6 +15,7 @@ export const SAMPLES = [
   "node-port",
   "load-balancer",
   "ldap",
+  "azure-blob",
 ] as const;
 export type Sample = (typeof SAMPLES)[number];
 
