@@ -100,7 +100,7 @@ export const CONFIG_REFERENCE: Record<ConfigKey, KeyDoc> = {
   ingress: {
     type: "object",
     default: "`{enabled: false}`",
-    meaning: "`enabled`, `kind` (`Ingress` or `Route`), `host`, `className`, `tlsSecretName`, `annotations`",
+    meaning: "`enabled`, `kind` (`Ingress` or `Route`), `host`, `className`, `tlsSecretName`, `annotations` (yours win over the program's: for ingress-nginx, class `nginx` or none, no body limit and 600 s reads and sends; for a Route, the router's `haproxy.router.openshift.io/timeout: 600s`; see [Reaching Pulp](install.md#reaching-pulp))",
   },
   dataVolumes: {
     type: "object[]",

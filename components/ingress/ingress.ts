@@ -31,6 +31,16 @@ export const NGINX_INGRESS_DEFAULTS: Record<string, string> = {
 };
 
 /**
+ * OpenShift's router answers 504 after 30 s without a response (its default server timeout), which a large
+ * upload, a container push or a slow API call outlasts. pulp-operator sets 180 s (`haproxy_timeout`); this
+ * is the nginx defaults' 600 s, so both kinds of exposure wait as long as pulp-web does. The router has no
+ * body limit.
+ */
+export const OPENSHIFT_ROUTE_DEFAULTS: Record<string, string> = {
+  "haproxy.router.openshift.io/timeout": "600s",
+};
+
+/**
  * The "nginx" class, or none: the cluster's default class, which is ingress-nginx on most clusters, and where
  * it is not, no other controller reads nginx.ingress.kubernetes.io annotations.
  */
@@ -81,7 +91,7 @@ export class PulpIngress extends pulumi.ComponentResource {
           {
             apiVersion: "route.openshift.io/v1",
             kind: "Route",
-            metadata: metadata(`route-${i}`),
+            metadata: metadata(`route-${i}`, OPENSHIFT_ROUTE_DEFAULTS),
             spec: {
               host: ingress.host,
               path: r.path,

@@ -70,7 +70,7 @@ test("the user's annotations win over the nginx defaults", async () => {
   expect(ing.inputs.metadata.annotations).toEqual({ ...NGINX_DEFAULTS, ...annotations });
 });
 
-test("another ingress class, or a Route, gets only the user's annotations", async () => {
+test("another ingress class gets only the user's annotations; a Route, the router's timeout unless the user's", async () => {
   const annotations = { "traefik.ingress.kubernetes.io/router.tls": "true" };
   const [ing] = (
     await render({ ...MINIMAL, ingress: { ...ingress, className: "traefik", annotations } })
@@ -79,5 +79,12 @@ test("another ingress class, or a Route, gets only the user's annotations", asyn
   const routes = (await render({ ...MINIMAL, ingress: { ...ingress, kind: "Route" } })).ofType(
     "kubernetes:route.openshift.io/v1:Route",
   );
-  for (const route of routes) expect(route.inputs.metadata.annotations).toEqual({});
+  for (const route of routes) {
+    expect(route.inputs.metadata.annotations).toEqual({ "haproxy.router.openshift.io/timeout": "600s" });
+  }
+  const shorter = { "haproxy.router.openshift.io/timeout": "180s" };
+  const own = (
+    await render({ ...MINIMAL, ingress: { ...ingress, kind: "Route", annotations: shorter } })
+  ).ofType("kubernetes:route.openshift.io/v1:Route");
+  for (const route of own) expect(route.inputs.metadata.annotations).toEqual(shorter);
 });
