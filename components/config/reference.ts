@@ -78,7 +78,7 @@ export const CONFIG_REFERENCE: Record<ConfigKey, KeyDoc> = {
     type: "object",
     default: "`{enabled: false}`",
     meaning:
-      "pulp-web nginx: `enabled`, `image` (`quay.io/pulp/pulp-web:3.123.1`), `replicas` (2), `autoscaling` (as api's), `resources` (ephemeral-storage limit unless set: `clientMaxBodySize` + 1Gi, as nginx buffers each upload whole in /tmp, + the content cache's volume), `clientMaxBodySize` (`10g`; `/v2/` has no limit), `listenIPv6` (`true`; turn off where nodes have IPv6 disabled), `contentCache`: `{enabled, size, maxEntrySize, privateHeaders}` (`true`, `1Gi`, `32Mi`, `[]`), a copy in each pulp-web pod of content answers up to `maxEntrySize` to requests without credentials, served only while no content app answers (a stop-the-world upgrade; docs/upgrades.md); list in `privateHeaders` any header a content guard of yours reads, `podDisruptionBudget`, `probes`, `topologySpread`, `podSpecOverrides`, `service`: `{type, port, nodePort, annotations, loadBalancerSourceRanges}`, how clients reach it: `ClusterIP` (default, through `ingress`), `NodePort` (`nodePort` on every node; unset, the cluster picks one) or `LoadBalancer` (configured by the cloud's `annotations`; `loadBalancerSourceRanges` limits its clients); `port` is the Service's (8080)",
+      "pulp-web nginx: `enabled`, `image` (`quay.io/pulp/pulp-web:3.123.1`), `replicas` (2), `autoscaling` (as api's), `resources` (ephemeral-storage limit unless set: `clientMaxBodySize` + 1Gi, as nginx buffers each upload whole in /tmp, + the content cache's volume), `clientMaxBodySize` (`10g`; `/v2/` has no limit), `listenIPv6` (`true`; turn off where nodes have IPv6 disabled), `contentCache`: `{enabled, size, maxEntrySize, privateHeaders}` (`true`, `1Gi`, `32Mi`, `[]`), a copy in each pulp-web pod of content answers up to `maxEntrySize` to requests without credentials, served only while no content app answers (a stop-the-world upgrade; docs/upgrades.md); list in `privateHeaders` any header a content guard of yours reads, `podDisruptionBudget`, `probes`, `topologySpread`, `podSpecOverrides`, `podAnnotations` (as api's), `service`: `{type, port, nodePort, annotations, loadBalancerSourceRanges}`, how clients reach it: `ClusterIP` (default, through `ingress`), `NodePort` (`nodePort` on every node; unset, the cluster picks one) or `LoadBalancer` (configured by the cloud's `annotations`; `loadBalancerSourceRanges` limits its clients); `port` is the Service's (8080)",
   },
   redis: {
     type: "object",
@@ -100,7 +100,8 @@ export const CONFIG_REFERENCE: Record<ConfigKey, KeyDoc> = {
   ingress: {
     type: "object",
     default: "`{enabled: false}`",
-    meaning: "`enabled`, `kind` (`Ingress` or `Route`), `host`, `className`, `tlsSecretName`, `annotations` (yours win over the program's: for ingress-nginx, class `nginx` or none, no body limit and 600 s reads and sends; for a Route, the router's `haproxy.router.openshift.io/timeout: 600s`; see [Reaching Pulp](install.md#reaching-pulp))",
+    meaning:
+      "`enabled`, `kind` (`Ingress` or `Route`), `host`, `className`, `tlsSecretName`, `annotations` (yours win over the program's: for ingress-nginx, class `nginx` or none, no body limit and 600 s reads and sends; for a Route, the router's `haproxy.router.openshift.io/timeout: 600s`; see [Reaching Pulp](install.md#reaching-pulp))",
   },
   dataVolumes: {
     type: "object[]",

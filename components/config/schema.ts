@@ -560,6 +560,11 @@ const webSchema = z
     probes,
     topologySpread: z.boolean().default(true),
     podSpecOverrides: podSpecOverridesSchema,
+    /**
+     * As api's: on the pod template (scraping, sidecar injection); changing them rolls pulp-web. Unset, it
+     * stays out of the config (and of what backups record).
+     */
+    podAnnotations: z.record(labelKey, z.string()).optional(),
     // Unset, it stays out of the config (and of what backups record): webService() gives its defaults.
     service: webServiceSchema.optional(),
   })

@@ -75,6 +75,7 @@ export class PulpWeb extends pulumi.ComponentResource {
         disruptionBudget: args.web.podDisruptionBudget,
         topologySpread: args.web.topologySpread,
         podSpecOverrides: args.web.podSpecOverrides as PodSpecOverrides,
+        podAnnotations: args.web.podAnnotations,
         podDefaults: args.podDefaults,
         after: args.after,
         podSpec: {

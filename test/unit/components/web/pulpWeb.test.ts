@@ -78,3 +78,15 @@ test("a maxEntrySize above the cache's size is refused, naming both keys, with f
     problemsOf({ web: { enabled: true, contentCache: { size: "128Mi", maxEntrySize: "128Mi" } } }),
   ).toEqual([]);
 });
+
+test("web.podAnnotations go onto the pulp-web pod template beside the config hash; unset, none are added", async () => {
+  const template = async (web: Record<string, unknown>) =>
+    (await render({ ...MINIMAL, web: { enabled: true, ...web } })).k8s("Deployment", "pulp-web").inputs.spec
+      .template.metadata.annotations;
+  const annotated = await template({ podAnnotations: { "prometheus.io/scrape": "true" } });
+  expect(annotated).toMatchObject({ "prometheus.io/scrape": "true" });
+  expect(Object.keys(await template({}))).toEqual(["pulp.pulpproject.org/config-hash"]);
+  expect(problemsOf({ web: { podAnnotations: { "bad key!": "x" } } })).toEqual([
+    expect.stringMatching(/^pulp:web\.podAnnotations/),
+  ]);
+});
