@@ -98,6 +98,7 @@ test("an install records its history; one deleted by hand is planned around and 
   expect(getJson(["configmap", HISTORY, "-n", NS]).data).toEqual({
     pulpcoreVersion: "3.85.0",
     idle: "false",
+    artifactStorage: "claim pulp-artifacts",
   });
 
   // Deleted by hand: the plan falls back (here to this stack's outputs; a program without them, to the
@@ -111,6 +112,7 @@ test("an install records its history; one deleted by hand is planned around and 
   expect(getJson(["configmap", HISTORY, "-n", NS]).data).toEqual({
     pulpcoreVersion: "3.85.0",
     idle: "false",
+    artifactStorage: "claim pulp-artifacts",
   });
 
   mustPulumi(STACK, ["destroy", "--yes", "--skip-preview", "--exclude-protected"]);

@@ -2,7 +2,6 @@
 // replicas change, preview JSON, destroy. Ordered: each test builds on the state the previous one left.
 import * as fs from "fs";
 import * as path from "path";
-import * as yaml from "js-yaml";
 import { STATE } from "../../testbed/local/environment";
 import {
   dropStack,
@@ -12,13 +11,10 @@ import {
   getJson,
   unfinishedRollouts,
   items,
-  KWOK_STACK_FILE,
   kubectl,
   kubectlTry,
   mustPulumi,
   pulumi,
-  readiness,
-  waitUntil,
   writeStackConfig,
 } from "../../testbed/harness";
 import { startSampler, stopSamplers } from "../../testbed/bench/sampler";
@@ -309,97 +305,6 @@ test("losing a node keeps at least one ready endpoint per Service (PDBs and zone
   expect(items("pods", NS).filter((p) => p.spec.nodeName === victim)).toEqual([]);
   for (const [service, min] of Object.entries(samples.minReady) as [string, number][]) {
     expect({ service, min: min > 0 }).toEqual({ service, min: true });
-  }
-});
-
-// A drain evicts through the eviction API, which a PodDisruptionBudget can hold back; a deleted node (the
-// test above) is not asked. Every replica of api, content and web is gathered on one node first (spread alone
-// would leave one elsewhere, and the budget would not be what is tested), and their pods become ready
-// only some seconds after they run (the kwok stage `pulp-e2e/readiness: slow`), as real pods do: on kwok a
-// replacement is otherwise ready at once, and no eviction is ever refused.
-test("draining the node that holds every replica of api, content and web never leaves one without a ready endpoint: the eviction waits for the PodDisruptionBudget", async () => {
-  const slow = readiness("slow", "6s");
-  const web = (yaml.load(fs.readFileSync(KWOK_STACK_FILE, "utf8")) as { config: Record<string, object> })
-    .config["pulp:web"];
-  writeStackConfig(STACK, { ...BASE, api: slow, content: slow, web: { ...web, ...slow } });
-  mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
-  const served = ["api", "content", "web"];
-  const selector = `app.kubernetes.io/component in (${served.join(",")})`;
-  const servedPods = () =>
-    getJson<{ items: any[] }>(["pods", "-n", NS, "-l", selector]).items.filter(
-      (p) => !p.metadata.deletionTimestamp,
-    );
-  const ready = (p: any) =>
-    p.status.conditions?.some(
-      (k: { type: string; status: string }) => k.type === "Ready" && k.status === "True",
-    );
-  const nodes = getJson<{ items: any[] }>(["nodes", "-l", "type=kwok"]).items.map(
-    (n) => n.metadata.name as string,
-  );
-  const [victim, ...others] = nodes;
-  try {
-    for (const other of others) kubectl(["cordon", other]);
-    const elsewhere = servedPods()
-      .filter((p) => p.spec.nodeName !== victim)
-      .map((p) => p.metadata.name);
-    if (elsewhere.length > 0) kubectl(["delete", "pod", "-n", NS, "--wait=false", ...elsewhere]);
-    // Every replica (the replicas test above left api at 3), all ready on the victim.
-    const wanted = (c: string) => getJson(["deployment", `pulp-${c}`, "-n", NS]).spec.replicas as number;
-    const onVictim = (c: string) =>
-      servedPods().filter(
-        (p) =>
-          p.metadata.labels["app.kubernetes.io/component"] === c && p.spec.nodeName === victim && ready(p),
-      ).length;
-    await waitUntil(
-      `every replica of ${served.join(" and ")} ready on ${victim}`,
-      180,
-      () => served.every((c) => onVictim(c) === wanted(c)),
-      {
-        detail: () =>
-          servedPods()
-            .map((p) => `${p.metadata.name} on ${p.spec.nodeName ?? "(none)"} ready ${Boolean(ready(p))}`)
-            .join("\n"),
-      },
-    );
-    for (const other of others) kubectl(["uncordon", other]);
-
-    const samplesFile = path.join(ARTIFACTS, "drain.jsonl");
-    fs.rmSync(samplesFile, { force: true }); // a sample from an earlier run must not count as the first
-    const sampler = startSampler(
-      NS,
-      served.map((c) => `pulp-${c}`),
-      samplesFile,
-    );
-    await waitUntil(
-      "the endpoint sampler's first sample",
-      60,
-      () => fs.existsSync(samplesFile) && fs.readFileSync(samplesFile, "utf8").includes("\n"),
-    );
-    const started = Date.now();
-    const drain = kubectlTry([
-      "drain",
-      victim,
-      "--ignore-daemonsets",
-      "--delete-emptydir-data",
-      `--pod-selector=${selector}`,
-      "--timeout=240s",
-    ]);
-    const samples = await sampler.stop();
-    timings.drainSeconds = (Date.now() - started) / 1000;
-    process.stdout.write(`drain (${victim}): ${JSON.stringify(samples)}\n`);
-
-    expect({ ok: drain.ok, output: drain.ok ? "" : drain.output.slice(-2000) }).toEqual({
-      ok: true,
-      output: "",
-    });
-    expect(servedPods().filter((p) => p.spec.nodeName === victim)).toEqual([]);
-    // The eviction API refused the second pod of each until its replacement was ready elsewhere.
-    expect(drain.output).toMatch(/Cannot evict pod as it would violate the pod's disruption budget/);
-    for (const service of served.map((c) => `pulp-${c}`)) {
-      expect({ service, ready: samples.minReady[service] > 0 }).toEqual({ service, ready: true });
-    }
-  } finally {
-    for (const node of nodes) kubectlTry(["uncordon", node]);
   }
 });
 
