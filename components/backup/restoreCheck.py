@@ -118,12 +118,19 @@ def referenced(backup_dir: str):
                 yield name
 
 
+def azure_parts(name: str) -> tuple[str, str, str]:
+    """(account, container, location) of "azure://<account>/<container>[/<location>]"; location may be ""."""
+    account, _, rest = name[len("azure://") :].partition("/")
+    container, _, location = rest.partition("/")
+    return account, container, location
+
+
 def container_keys(target: str, prefix: str):
     """Every blob name under the prefix in the Azure container TARGET_STORAGE names, without its location,
     in the service's order (lexicographic by UTF-8 bytes, as artifacts.list)."""
     from azure.storage.blob import ContainerClient
 
-    container, _, location = target[len("azure://") :].partition("/")[2].partition("/")
+    _, container, location = azure_parts(target)
     root = f"{location}/" if location else ""
     client = ContainerClient.from_connection_string(os.environ["AZURE_CONNECTION_STRING"], container)
     for blob in client.list_blobs(name_starts_with=root + prefix):
@@ -285,8 +292,7 @@ def main() -> None:
         )
     if source != "pvc" and target == "pvc":
         if source.startswith("azure://"):
-            account, _, container = source[len("azure://") :].partition("/")
-            container = container.partition("/")[0]
+            account, container, _ = azure_parts(source)
             how = (
                 f"container: pulumi config set --path pulp:storage.azure.accountName {account} && "
                 f"pulumi config set --path pulp:storage.azure.container {container} (with the location and "

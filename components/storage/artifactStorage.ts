@@ -87,45 +87,39 @@ export class ArtifactStorage extends pulumi.ComponentResource {
       this.resources.push(this.claim);
       this.volume = { name: "pulp-data", persistentVolumeClaim: { claimName: this.claim.metadata.name } };
     }
+    /** A Secret `<instance>-<suffix>` holding one credential, and where pods read it. */
+    const credential = (suffix: string, key: string, value: pulumi.Input<string>): SecretKeyRef => {
+      const secretName = fixedName(args.identity, suffix);
+      this.resources.push(
+        new k8s.core.v1.Secret(
+          `${name}-${suffix}`,
+          {
+            metadata: {
+              name: secretName,
+              namespace: args.namespace,
+              labels: labels(args.identity, "storage"),
+            },
+            type: "Opaque",
+            stringData: { [key]: value },
+          },
+          { parent: this },
+        ),
+      );
+      return { name: secretName, key };
+    };
     // The static key's secret; without a key, the pods' identity reaches the bucket (pulp:serviceAccount).
     if (args.storage.s3?.accessKeyId !== undefined) {
-      const secret = new k8s.core.v1.Secret(
-        `${name}-s3`,
-        {
-          metadata: {
-            name: fixedName(args.identity, "s3"),
-            namespace: args.namespace,
-            labels: labels(args.identity, "storage"),
-          },
-          type: "Opaque",
-          stringData: { secret_key: args.s3SecretAccessKey ?? pulumi.secret("") },
-        },
-        { parent: this },
-      );
-      this.s3SecretKey = { name: fixedName(args.identity, "s3"), key: "secret_key" };
-      this.resources.push(secret);
+      this.s3SecretKey = credential("s3", "secret_key", args.s3SecretAccessKey ?? pulumi.secret(""));
     }
     const azure = args.storage.azure;
     if (azure) {
-      const secret = new k8s.core.v1.Secret(
-        `${name}-azure`,
-        {
-          metadata: {
-            name: fixedName(args.identity, "azure"),
-            namespace: args.namespace,
-            labels: labels(args.identity, "storage"),
-          },
-          type: "Opaque",
-          stringData: {
-            connection_string: pulumi.secret(
-              pulumi.output(args.azureAccountKey ?? "").apply((key) => azureConnectionString(azure, key)),
-            ),
-          },
-        },
-        { parent: this },
+      this.azureConnection = credential(
+        "azure",
+        "connection_string",
+        pulumi.secret(
+          pulumi.output(args.azureAccountKey ?? "").apply((key) => azureConnectionString(azure, key)),
+        ),
       );
-      this.azureConnection = { name: fixedName(args.identity, "azure"), key: "connection_string" };
-      this.resources.push(secret);
     }
     this.registerOutputs({});
   }

@@ -127,6 +127,13 @@ export function ensureDatabase(image: string, name = "pulp"): void {
   }
 }
 
+/** Starts the server if it is missing and gives a suite `name` empty: an earlier run's data dropped. */
+export function emptyDatabase(image: string, name: string): void {
+  ensureDatabase(image, name);
+  dropDatabase(name);
+  ensureDatabase(image, name);
+}
+
 /** Drops a stack's database, so the next run of a test starts from an empty one. */
 export function dropDatabase(name: string): void {
   psql(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);

@@ -19,7 +19,7 @@ import {
 import { REPO } from "../../../testbed/local/environment";
 import { ensureAutoscalers } from "../../../testbed/real/autoscaling";
 import { dispatchUpload, get, Pulp, pulpCli } from "../../../testbed/real/clients";
-import { DATABASE_PASSWORD, dropDatabase, ensureDatabase } from "../../../testbed/real/database";
+import { DATABASE_PASSWORD, dropDatabase, emptyDatabase } from "../../../testbed/real/database";
 import { MetricsReceiver, startMetricsReceiver } from "../../../testbed/real/otlp";
 import { importImages, localImages, releaseConfig, SMALL_PODS } from "../../../testbed/real/stack";
 
@@ -88,9 +88,7 @@ beforeAll(
     receiver = await startMetricsReceiver();
     ensureAutoscalers();
     const postgresql = localImages().postgresql;
-    ensureDatabase(postgresql, DATABASE);
-    dropDatabase(DATABASE);
-    ensureDatabase(postgresql, DATABASE);
+    emptyDatabase(postgresql, DATABASE);
     const release = releaseConfig(NS, DATABASE, "3.123.1");
     freshStack(
       STACK,

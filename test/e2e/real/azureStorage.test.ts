@@ -22,7 +22,7 @@ import { restoreRules } from "../../../components/backup/restore";
 import { BlobStorage, startBlobStorage } from "../../../testbed/real/azure";
 import { distributeFile, get, Pulp, pulpCli, sha256 } from "../../../testbed/real/clients";
 import { backupTool, lastJsonLine } from "../../../testbed/real/operate";
-import { DATABASE_PASSWORD, dropDatabase, ensureDatabase } from "../../../testbed/real/database";
+import { DATABASE_PASSWORD, dropDatabase, emptyDatabase } from "../../../testbed/real/database";
 import { importImages, localImages, releaseConfig } from "../../../testbed/real/stack";
 
 jest.setTimeout(20 * 60 * 1000);
@@ -44,9 +44,7 @@ beforeAll(
     storage = await startBlobStorage();
     storage.createContainer(CONTAINER);
     const postgresql = localImages().postgresql;
-    ensureDatabase(postgresql, DATABASE);
-    dropDatabase(DATABASE);
-    ensureDatabase(postgresql, DATABASE);
+    emptyDatabase(postgresql, DATABASE);
     freshStack(
       STACK,
       {

@@ -23,7 +23,7 @@ import { REPO } from "../../../testbed/local/environment";
 import { distributeFile, get, Pulp, pulpCli, sha256 } from "../../../testbed/real/clients";
 import { backupTool, lastJsonLine, pulpShell } from "../../../testbed/real/operate";
 import { HttpProxy, startProxy } from "../../../testbed/real/proxy";
-import { DATABASE_PASSWORD, dropDatabase, ensureDatabase } from "../../../testbed/real/database";
+import { DATABASE_PASSWORD, dropDatabase, emptyDatabase } from "../../../testbed/real/database";
 import { ObjectStorage, startObjectStorage } from "../../../testbed/real/s3";
 import { importImages, localImages, releaseConfig } from "../../../testbed/real/stack";
 
@@ -48,9 +48,7 @@ beforeAll(
     storage.createBucket(BUCKET);
     storage.createBucket(BACKUPS);
     const postgresql = localImages().postgresql;
-    ensureDatabase(postgresql, DATABASE);
-    dropDatabase(DATABASE);
-    ensureDatabase(postgresql, DATABASE);
+    emptyDatabase(postgresql, DATABASE);
     freshStack(
       STACK,
       {
