@@ -26,10 +26,26 @@ const instancePods = (namespace: string, cluster: string) =>
  * A database outage: hibernation keeps the operator from starting the instances again (the volumes
  * stay), and each instance pod is cut off as a crash would (1 s grace). A graceful stop would not be
  * an outage at first: CloudNativePG's smart shutdown waits up to 180 s for Pulp's open connections.
- * Resolves when no instance pod is left.
+ * The pods are cut off only once the operator reports the hibernation under way: before that (it is
+ * slow to on a busy node) it starts a cut-off instance again, as for any crash. Resolves when no
+ * instance pod is left.
  */
 export async function hibernate(namespace: string, cluster: string): Promise<void> {
   kubectl(["-n", namespace, "annotate", "cluster", cluster, "cnpg.io/hibernation=on", "--overwrite"]);
+  // pkg/reconciler/hibernation/status.go: these reasons mean it goes on whatever the cluster's health.
+  const hibernating = () => {
+    const conditions = getJson<{ status: { conditions?: { type: string; reason: string }[] } }>([
+      "cluster",
+      cluster,
+      "-n",
+      namespace,
+    ]).status.conditions;
+    const reason = conditions?.find((c) => c.type === "cnpg.io/hibernation")?.reason;
+    return ["DeletingPods", "WaitingPodsDeletion", "Hibernated"].includes(reason ?? "");
+  };
+  await waitUntil(`${namespace}/${cluster}: the operator hibernating it`, 120, hibernating, {
+    intervalMs: 1000,
+  });
   kubectl([
     "-n",
     namespace,

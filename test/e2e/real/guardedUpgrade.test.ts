@@ -14,25 +14,14 @@ import type { LoadTarget } from "../../../testbed/real/load";
 import { longestWithoutSuccess } from "../../../testbed/real/loadReport";
 import { underLoad } from "../../../testbed/real/loadTarget";
 import { requireLocalImage } from "../../../testbed/real/stack";
-import {
-  configureRelease,
-  coreVersion,
-  dropRelease,
-  installRelease,
-  previewPlans,
-  ReleaseStack,
-} from "../../../testbed/real/upgradeStack";
+import { releaseFixture, RELEASE_FIXTURES } from "../../../testbed/real/releaseFixtures";
+import { configureRelease, coreVersion, dropRelease, previewPlans } from "../../../testbed/real/upgradeStack";
 
 jest.setTimeout(40 * 60 * 1000);
 
-const RELEASE_STACK: ReleaseStack = {
-  stack: "real-guard",
-  namespace: "pulp-guard",
-  database: "pulp_guard",
-  password: "real-guard-Zq8",
-};
+// The install: testbed/real/releaseFixtures.ts (made ahead in CI).
+const { stack: RELEASE_STACK, release: FROM } = RELEASE_FIXTURES.guarded;
 const { stack: STACK, namespace: NS, database: DATABASE } = RELEASE_STACK;
-const FROM = "3.85.34";
 const TO = "3.89.2";
 const ARTIFACTS = path.join(STATE, "real-guard");
 const timings: Record<string, number> = {};
@@ -47,7 +36,7 @@ const migrationJobs = () =>
 beforeAll(
   async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    const installed = await installRelease(RELEASE_STACK, FROM);
+    const installed = await releaseFixture("guarded");
     timings.installUp = installed.seconds;
     target = installed.target;
   },

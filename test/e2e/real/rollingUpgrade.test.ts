@@ -9,37 +9,26 @@ import { items, mustPulumi, pulumi, revisions, unfinishedRollouts } from "../../
 import { STATE } from "../../../testbed/local/environment";
 import { get, pulpCli } from "../../../testbed/real/clients";
 import { holdLock, psql } from "../../../testbed/real/database";
-import { dropKey, newSigningKey, TestKey, verifies } from "../../../testbed/real/gpg";
+import { dropKey, TestKey, verifies } from "../../../testbed/real/gpg";
 import type { LoadTarget } from "../../../testbed/real/load";
 import type { PhaseReport } from "../../../testbed/real/loadReport";
 import { underLoad } from "../../../testbed/real/loadTarget";
-import {
-  configureRelease,
-  coreVersion,
-  dropRelease,
-  installRelease,
-  previewPlans,
-  ReleaseStack,
-} from "../../../testbed/real/upgradeStack";
+import { releaseFixture, RELEASE_FIXTURES } from "../../../testbed/real/releaseFixtures";
+import { configureRelease, coreVersion, dropRelease, previewPlans } from "../../../testbed/real/upgradeStack";
 
 jest.setTimeout(40 * 60 * 1000);
 
-const RELEASE_STACK: ReleaseStack = {
-  stack: "real-rolling",
-  namespace: "pulp-rolling",
-  database: "pulp_rolling",
-  password: "real-rolling-Zq8",
-};
+// The install (testbed/real/releaseFixtures.ts, made ahead in CI) runs 3.121.3 with a signing service.
+const { stack: RELEASE_STACK, release: FROM, signing } = RELEASE_FIXTURES.rolling;
 const { stack: STACK, namespace: NS, database: DATABASE } = RELEASE_STACK;
 // 3.122.0 ships core 0161 (a nullable column on core_upstreampulp) and no guard: pulpcore allows running it
 // while 3.121 serves, so the planner must say rolling.
-const FROM = "3.121.3";
 const TO = "3.123.1";
 const ARTIFACTS = path.join(STATE, "real-rolling");
 const timings: Record<string, number> = {};
 let target: LoadTarget;
 // A signing service registered at install, to show it is kept across the upgrade (pulp-operator #1608).
-const SIGNING_SERVICE = "rpm-metadata";
+const SIGNING_SERVICE = signing.service;
 let signingKey: TestKey;
 let signingHref: string;
 
@@ -70,12 +59,10 @@ function expectNoFailure(report: Record<string, PhaseReport>) {
 beforeAll(
   async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    signingKey = newSigningKey("Pulp Rolling Upgrade <rolling@example.com>");
-    const installed = await installRelease(RELEASE_STACK, FROM, {
-      signing: { key: signingKey.secretKey, service: SIGNING_SERVICE },
-    });
+    const installed = await releaseFixture("rolling");
     timings.installUp = installed.seconds;
     target = installed.target;
+    signingKey = installed.signingKey!;
     const pulp = { baseUrl: target.baseUrl, password: target.password };
     signingHref = pulpCli(pulp, ["signing-service", "show", "--name", SIGNING_SERVICE]).pulp_href;
   },
