@@ -58,6 +58,7 @@ import { KubeTarget } from "./upgrade/kubeApi";
 import { UpgradePlan } from "./upgrade/plan";
 import { StopTheWorld } from "./upgrade/stopTheWorld";
 import { tagOnlyWarning } from "./upgrade/pinning";
+import { parameterWarning } from "./database/parameters";
 
 export interface PulpArgs {
   /** The validated install, from `parseConfig` or `loadConfig`. */
@@ -191,6 +192,8 @@ export class Pulp extends pulumi.ComponentResource {
       (opts?.providers !== undefined && Object.keys(opts.providers).length > 0);
     const unpinned = tagOnlyWarning(config.image);
     if (unpinned) pulumi.log.warn(unpinned, this);
+    const timeouts = parameterWarning(config.database.cloudnativepg?.parameters ?? {});
+    if (timeouts) pulumi.log.warn(timeouts, this);
     // Every decision, as plain data (decide.ts); refuses before anything is created when the upgrade or
     // the restore is not supported. From here on the constructor only wires resources from it.
     const decision = decideInstall(

@@ -89,7 +89,7 @@ export const CONFIG_REFERENCE: Record<ConfigKey, KeyDoc> = {
     type: "object",
     default: "required",
     meaning:
-      "exactly one of `external: {host, port (5432), name (pulp), user (pulp), sslmode (prefer), version}` or `cloudnativepg: {instances (3), storageSize (10Gi), storageClass, imageName, resources}` (Pulp, the migration Job and backups reach it over TLS and verify the server against the operator's CA: `verify-full`); unset, the preview names both with a command for each. Pulp needs PostgreSQL 14 or newer: an `imageName` whose tag is a plain version below 14 is refused, and so is an external `version` (the server's major, optional: nothing else tells the version at preview)",
+      "exactly one of `external: {host, port (5432), name (pulp), user (pulp), sslmode (prefer), version}` or `cloudnativepg: {instances (3), storageSize (10Gi), storageClass, imageName, resources, parameters}` (Pulp, the migration Job and backups reach it over TLS and verify the server against the operator's CA: `verify-full`); unset, the preview names both with a command for each. Pulp needs PostgreSQL 14 or newer: an `imageName` whose tag is a plain version below 14 is refused, and so is an external `version` (the server's major, optional: nothing else tells the version at preview). `parameters`: PostgreSQL settings for every instance (`max_connections`, `shared_buffers`, `work_mem`; see [PostgreSQL settings](operations.md#postgresql-settings)); the ones CloudNativePG sets itself (ports, TLS, replication, archiving, logging) are refused, and a server-wide `statement_timeout` or `lock_timeout` is warned about",
   },
   storage: {
     type: "object",

@@ -18,6 +18,7 @@ import {
 } from "./validators";
 import { ParsedConfig, webService } from "./schema";
 import { ephemeralStorageProblems } from "./ephemeral";
+import { OPERATOR_PARAMETERS } from "../database/parameters";
 
 /** Secret config keys, read with `getSecret` so their values stay encrypted in state and logs. */
 export const SECRET_NAMES = [
@@ -651,6 +652,19 @@ function postgresProblems(config: ParsedConfig, raw: Record<string, unknown>): C
       message: `runs PostgreSQL ${major} (its tag says so), and Pulp needs PostgreSQL ${MINIMUM_POSTGRESQL} or newer`,
       fix: setCommand(keyOf(path), "ghcr.io/cloudnative-pg/postgresql:17"),
       alternatives: [removeCommand(keyOf(path))],
+    });
+  }
+  // Settings the operator sets itself: its webhook refuses the Cluster, after the pods may have rolled.
+  for (const name of Object.keys(config.database.cloudnativepg?.parameters ?? {})) {
+    if (!OPERATOR_PARAMETERS.has(name)) continue;
+    const path = ["database", "cloudnativepg", "parameters", name];
+    problems.push({
+      key: keyOf(path),
+      given: valueAt(raw, path),
+      message:
+        "is set by CloudNativePG itself (ports, TLS, replication, archiving and logging are the operator's), " +
+        "and it refuses a value for it",
+      fix: removeCommand(keyOf(path)),
     });
   }
   const external = config.database.external?.version;

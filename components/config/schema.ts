@@ -16,6 +16,7 @@ import {
   urlPathProblem,
 } from "./formats";
 import { OPERATOR_BACKUP_ID, OWN_BACKUP_ID } from "../backup/backupIds";
+import { parameterNameProblem } from "../database/parameters";
 import { timeoutProblem } from "../migration/timeout";
 import { WEB_PORT } from "../web/nginx";
 import { DEFAULT_REQUEST, PULP_OWN } from "./ephemeral";
@@ -608,6 +609,19 @@ const cloudNativePg = z.strictObject({
     requests: { cpu: "250m", memory: "512Mi" },
     limits: { memory: "2Gi" },
   }),
+  /**
+   * PostgreSQL settings for every instance (the Cluster's `spec.postgresql.parameters`): `max_connections`,
+   * `shared_buffers`, `work_mem`. The ones the operator sets itself (ports, TLS, replication, archiving,
+   * logging) are refused. A change to one PostgreSQL applies only at a restart (max_connections,
+   * shared_buffers) restarts the instances, replicas first, then the primary (by switchover when there is
+   * a replica; with one instance, a short outage that Pulp rides out).
+   */
+  parameters: z
+    .record(
+      formatted(parameterNameProblem),
+      z.union([z.string(), z.number(), z.boolean()]).transform((value) => String(value)),
+    )
+    .optional(), // unset stays out of the config the backups record, as before the key existed
 });
 
 const databaseSchema = z.strictObject({

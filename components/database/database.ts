@@ -126,6 +126,10 @@ export function cloudNativePgSpec(
     storage: { size: cnpg.storageSize, ...(cnpg.storageClass ? { storageClass: cnpg.storageClass } : {}) },
     bootstrap: { initdb: { database: "pulp", owner: "pulp" } },
     resources: cnpg.resources,
+    // Only when set: an install without them keeps the spec it had.
+    ...(cnpg.parameters && Object.keys(cnpg.parameters).length > 0
+      ? { postgresql: { parameters: cnpg.parameters } }
+      : {}),
     enablePDB: true,
   };
 }

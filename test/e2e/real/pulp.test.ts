@@ -5,6 +5,7 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import * as yaml from "js-yaml";
 import {
   dropStack,
   freshStack,
@@ -49,10 +50,20 @@ const ORIGIN = `http://127.0.0.1:${PORT}`;
 const ADMIN_PASSWORD = "-starts-with-a-dash-Zq8";
 const SECRET_KEY = "1234567890".repeat(6);
 
-// The dev stack (real node, local images, one CloudNativePG instance), one pod per process.
-const BASE = { namespace: NS, contentOrigin: ORIGIN, ...ONE_POD_EACH };
-const DATABASE_CLUSTER = "pulp-db";
+// The dev stack (real node, local images, one CloudNativePG instance), one pod per process, with two
+// PostgreSQL settings of its own (database.cloudnativepg.parameters; one PostgreSQL reads only at start).
 const DEV_STACK = path.join(REPO, "Pulumi.dev.yaml");
+const DATABASE_PARAMETERS = { max_connections: "150", work_mem: "8MB" };
+const devDatabase = (yaml.load(fs.readFileSync(DEV_STACK, "utf8")) as { config: Record<string, any> }).config[
+  "pulp:database"
+];
+const BASE = {
+  namespace: NS,
+  contentOrigin: ORIGIN,
+  ...ONE_POD_EACH,
+  database: { cloudnativepg: { ...devDatabase.cloudnativepg, parameters: DATABASE_PARAMETERS } },
+};
+const DATABASE_CLUSTER = "pulp-db";
 const pulp: Pulp = { baseUrl: ORIGIN, password: ADMIN_PASSWORD, namespace: NS };
 const timings: Record<string, number> = {};
 let forward: { stop: () => void } | undefined;
@@ -122,6 +133,8 @@ import psycopg
 with connection.cursor() as cursor:
     cursor.execute("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
     ssl = cursor.fetchone()[0]
+    cursor.execute("SELECT name, setting || coalesce(unit, '') FROM pg_settings WHERE name IN ('max_connections', 'work_mem')")
+    settings = dict(cursor.fetchall())
 s = connection.settings_dict
 base = dict(host=s["HOST"], port=s["PORT"], dbname=s["NAME"], user=s["USER"], password=s["PASSWORD"],
             sslmode=s["OPTIONS"]["sslmode"], sslrootcert=s["OPTIONS"]["sslrootcert"], connect_timeout=5)
@@ -133,6 +146,7 @@ def attempt(**changes):
         return str(e)
 print(json.dumps({
     "ssl": ssl,
+    "settings": settings,
     "sslmode": base["sslmode"],
     "asPulp": attempt(),
     "otherCa": attempt(sslrootcert="/etc/ssl/certs/ca-certificates.crt"),
@@ -140,9 +154,11 @@ print(json.dumps({
 }))
 `;
 
-test("Pulp reaches CloudNativePG over TLS and verifies it: another CA, or the server by its address, is refused", () => {
+test("Pulp reaches CloudNativePG over TLS and verifies it: another CA, or the server by its address, is refused; the server runs with pulp:database.cloudnativepg.parameters", () => {
   const seen = JSON.parse(inApiPod(DATABASE_TLS_CHECK).split("\n").at(-1)!);
   expect(seen).toMatchObject({ ssl: true, sslmode: "verify-full", asPulp: "connected" });
+  // pg_settings gives work_mem in kB: 8MB is 8192kB.
+  expect(seen.settings).toEqual({ max_connections: DATABASE_PARAMETERS.max_connections, work_mem: "8192kB" });
   expect(seen.otherCa).toMatch(/certificate verify failed/);
   expect(seen.byAddress).toMatch(/does not match host name/);
 });
