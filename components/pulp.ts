@@ -7,7 +7,7 @@ import { asSecrets, SecretInputs } from "./config/load";
 import { objectStorage } from "./config/objectStorage";
 import { PulpConfig } from "./config/parse";
 import { SecretName } from "./config/rules";
-import { Database } from "./database/database";
+import { Database, databaseClusterName } from "./database/database";
 import { PodIdentity, wantsIdentity } from "./identity/podIdentity";
 import { noProxyList, Proxy } from "./proxy/proxy";
 import { Signing, signing } from "./signing/signing";
@@ -59,6 +59,7 @@ import { UpgradePlan } from "./upgrade/plan";
 import { StopTheWorld } from "./upgrade/stopTheWorld";
 import { tagOnlyWarning } from "./upgrade/pinning";
 import { parameterWarning } from "./database/parameters";
+import { databaseChangeProblem, DatabaseChangeRefused, majorUpgradeNotice } from "./database/clusterChange";
 
 export interface PulpArgs {
   /** The validated install, from `parseConfig` or `loadConfig`. */
@@ -137,14 +138,22 @@ export class Pulp extends pulumi.ComponentResource {
     if (!cluster) return (await legacyRecord(args.deployed)) ?? { idle: false };
     const where = { namespace: args.config.namespace, instance: args.config.instanceName };
     const claim = objectStorage(args.config.storage) ? undefined : args.config.storage.pvc?.existingClaim;
+    const cloudnativepg = args.config.database.cloudnativepg;
     const { deployed, source, found } = await readHistory({
       cluster: cluster as KubeTarget,
       ...where,
       legacy: args.deployed,
       claim,
+      databaseCluster: cloudnativepg && databaseClusterName(args.config.instanceName),
     });
     const claimProblem = claim && existingClaimProblem(found.claim ?? null, { ...where, name: claim });
     if (claimProblem) throw new ExistingClaimRefused(claimProblem);
+    if (cloudnativepg) {
+      const databaseProblem = databaseChangeProblem(found.database, cloudnativepg, where.namespace);
+      if (databaseProblem) throw new DatabaseChangeRefused(databaseProblem);
+      const majorUpgrade = majorUpgradeNotice(found.database, cloudnativepg, where.namespace);
+      if (majorUpgrade) pulumi.log.warn(majorUpgrade);
+    }
     // The job guard's refusal, made here before anything is registered (migration/jobGuard.ts).
     const running = runningJobsProblem(found.jobs ?? [], {
       ...where,

@@ -6,6 +6,11 @@ import { holds } from "../contract";
 import { fixedName, Identity, labels } from "../common/labels";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
 
+/** The CloudNativePG Cluster's name: `<instance>-db`. */
+export function databaseClusterName(instance: string): string {
+  return `${instance}-db`;
+}
+
 export interface DatabaseArgs {
   namespace: pulumi.Input<string>;
   identity: Identity;
@@ -57,7 +62,7 @@ export class Database extends pulumi.ComponentResource {
       this.password = { name: fixedName(args.identity, "database"), key: "password" };
       this.ready = [secret];
     } else if (cloudnativepg) {
-      const clusterName = fixedName(args.identity, "db");
+      const clusterName = databaseClusterName(args.identity.instance);
       this.cluster = new k8s.apiextensions.CustomResource(
         name,
         {

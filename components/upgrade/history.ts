@@ -9,6 +9,7 @@ import { KEYS_KEPT_IN_ANNOTATION } from "../contract";
 import { Deployed, KeysKeptIn, pluginVersionsOf } from "./deployed";
 import { KubeApi, KubeTarget, kubeApi } from "./kubeApi";
 import { LiveClaim, readClaim } from "../storage/existingClaim";
+import { LiveDatabaseCluster, readDatabaseCluster } from "../database/clusterChange";
 import { imageAtCommand } from "./plan";
 
 /** The history ConfigMap's name. */
@@ -83,6 +84,8 @@ export interface Found {
   keys?: KeysKeptIn;
   /** The claim storage.pvc.existingClaim names (null: absent); undefined when none is named. */
   claim?: LiveClaim | null;
+  /** The CloudNativePG Cluster the config uses (null: absent); undefined when it uses none. */
+  database?: LiveDatabaseCluster | null;
 }
 
 /** The Secret whose annotation says where the generated keys are kept. */
@@ -99,6 +102,7 @@ export async function findInstall(
   namespace: string,
   instance: string,
   claim?: string,
+  databaseCluster?: string,
 ): Promise<Found> {
   const ns = encodeURIComponent(namespace);
   const configMap = async (name: string) =>
@@ -162,6 +166,7 @@ export async function findInstall(
     jobs: jobs?.items ?? [],
     keys: keysOf(keySecrets?.items?.[0]),
     ...(claim ? { claim: await readClaim(api, namespace, claim) } : {}),
+    ...(databaseCluster ? { database: await readDatabaseCluster(api, namespace, databaseCluster) } : {}),
   };
 }
 
@@ -333,8 +338,16 @@ export async function readHistory(args: {
   legacy?: LegacyRecord;
   /** A claim of the user's to read as well (storage.pvc.existingClaim). */
   claim?: string;
+  /** The CloudNativePG Cluster to read as well (database.cloudnativepg). */
+  databaseCluster?: string;
 }): Promise<{ deployed: Deployed; source: string; found: Found }> {
-  const found = await findInstall(kubeApi(args.cluster), args.namespace, args.instance, args.claim);
+  const found = await findInstall(
+    kubeApi(args.cluster),
+    args.namespace,
+    args.instance,
+    args.claim,
+    args.databaseCluster,
+  );
   const legacy = deployedOf(found.history) ? undefined : await legacyRecord(args.legacy);
   return { ...plannedFrom(found, args, legacy), found };
 }
