@@ -10,7 +10,7 @@ command -v apt-get >/dev/null || { echo "testbed/ldap needs apt-get (Debian) to 
 # The versions the host's package lists name are the pin: the same lists give the same root.
 versions=$(apt-cache policy "${PACKAGES[@]}" | awk '/^[^ ]/ {p=$1} /Candidate:/ {print p $2}')
 if [[ $versions == *"(none)"* || -z $versions ]]; then
-  apt-get update -q >/dev/null
+  apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null # another installer's lock: wait for it
   versions=$(apt-cache policy "${PACKAGES[@]}" | awk '/^[^ ]/ {p=$1} /Candidate:/ {print p $2}')
 fi
 root="$CACHE/$(sha256sum <<<"$versions" | cut -c1-12)"

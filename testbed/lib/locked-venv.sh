@@ -26,9 +26,16 @@ locked_venv() {
     exit 0
   fi
   VENV=$cache/$(sha256sum "$lock" | cut -c1-12)
+  # Installers run side by side (the lanes of .ci/run start together): one makes the venv, the others wait
+  # for it instead of deleting it half made.
+  mkdir -p "$cache"
+  local fd
+  exec {fd}>"$cache/.lock"
+  flock "$fd"
   if [[ ! -x $VENV/bin/$bin ]]; then
     rm -rf "$VENV"
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install -q --require-hashes --no-deps -r "$lock" >&2
   fi
+  exec {fd}>&-
 }
