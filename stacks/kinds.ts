@@ -95,6 +95,9 @@ export const PULP_KINDS: readonly ManagedKind[] = [
 /**
  * Kinds the Pulp program can make that the workspace must NOT manage: the delivery program owns them
  * (the Stack sets `pulp:createNamespace: "false"`), so the workspace needs no cluster-scoped grant.
+ * Likewise the Role and RoleBinding that let OpenShift's router read a Route's certificate: the delivery
+ * program makes them (stackDeployment.ts) and the Stack sets `ingress.routerAccess: false`, so the
+ * workspace never creates a Role.
  */
 export const OWNED_BY_DELIVERY: readonly ManagedKind[] = [
   {

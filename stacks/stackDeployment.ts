@@ -1,9 +1,10 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { routerCertificateAccess } from "../components/ingress/routerAccess";
 import { POD_SECURITY_LABELS } from "../components/namespace/namespace";
 import { DeliveryConfig } from "./config";
 import { WorkspaceAccess } from "./rbac";
-import { STACK_API_VERSION, stackSpec, stackVariants } from "./stackSpec";
+import { routeCertificate, STACK_API_VERSION, stackSpec, stackVariants } from "./stackSpec";
 
 export interface StackDeploymentArgs {
   /** Validated, from `loadDeliveryConfig` or `parseDeliveryConfig`. */
@@ -77,6 +78,20 @@ export class StackDeployment extends pulumi.ComponentResource {
       child,
     );
     this.serviceAccountName = access.serviceAccountName;
+    // What the workspace may not grant: OpenShift's router reading the Routes' certificate.
+    const certificate = routeCertificate(config);
+    const routerAccess = certificate
+      ? routerCertificateAccess(
+          `${name}-router-certificate`,
+          {
+            namespace: this.pulpNamespace,
+            secretName: certificate.secretName,
+            name: `${certificate.instance}-router-certificate`,
+            labels: { ...labels, "app.kubernetes.io/component": "pulp" },
+          },
+          child,
+        )
+      : [];
 
     this.stackNames = [];
     for (const variant of stackVariants(config)) {
@@ -88,7 +103,7 @@ export class StackDeployment extends pulumi.ComponentResource {
         `${name}-${variant.preview ? "preview" : "stack"}`,
         { apiVersion: STACK_API_VERSION, kind: "Stack", metadata: cr.metadata, spec: cr.spec },
         // The operator starts the workspace at once: its permissions must exist first.
-        { ...child, dependsOn: [access] },
+        { ...child, dependsOn: [access, ...routerAccess] },
       );
       this.stackNames.push(variant.name);
     }

@@ -1,5 +1,6 @@
 // The Stack custom resource (pulumi.com/v1, PKO v2) as a plain object: pure, so unit tests check it
 // against the real CRD schema without a cluster. Every field name here is in test/fixtures/crds.
+import { parseConfig } from "../components/config/parse";
 import { DeliveryConfig, SecretKeyRef } from "./config";
 
 export const STACK_API_VERSION = "pulumi.com/v1";
@@ -28,7 +29,25 @@ export function pulpStackConfig(config: DeliveryConfig): Record<string, unknown>
   }
   result["pulp:namespace"] = config.pulpNamespace;
   result["pulp:createNamespace"] = "false";
+  // The workspace may not grant anything (no Roles); the delivery program grants the router's access.
+  if (routeCertificate(config)) {
+    result["pulp:ingress"] = { ...(config.pulpConfig.ingress as object), routerAccess: false };
+  }
   return result;
+}
+
+/**
+ * The Secret OpenShift's router must read when the Pulp program's Routes carry a certificate of their own
+ * (`ingress.kind: Route` with `tlsSecretName`), and the instance whose Routes they are.
+ */
+export function routeCertificate(
+  config: DeliveryConfig,
+): { secretName: string; instance: string } | undefined {
+  const pulp = parseConfig({ ...config.pulpConfig, namespace: config.pulpNamespace, createNamespace: false });
+  const { ingress } = pulp;
+  if (!ingress.enabled || ingress.kind !== "Route" || typeof ingress.tlsSecretName !== "string")
+    return undefined;
+  return { secretName: ingress.tlsSecretName, instance: pulp.instanceName };
 }
 
 export function stackSpec(

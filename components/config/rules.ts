@@ -553,6 +553,18 @@ export function checkRules(
     );
   }
 
+  if (
+    config.ingress.routerAccess !== undefined &&
+    !(config.ingress.kind === "Route" && config.ingress.tlsSecretName)
+  ) {
+    add(
+      ["ingress", "routerAccess"],
+      "grants OpenShift's router access to a Route's own certificate, and there is none: it needs " +
+        "ingress.kind Route and ingress.tlsSecretName",
+      removeCommand("pulp:ingress.routerAccess"),
+    );
+  }
+
   for (const name of Object.keys(config.extraSettings)) {
     if (MANAGED_SETTINGS.includes(name)) {
       add(

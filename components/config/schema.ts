@@ -738,6 +738,11 @@ const ingressSchema = z
     host: orOutput(formatted(dnsSubdomainProblem)).optional(),
     className: formatted(dnsSubdomainProblem).optional(),
     tlsSecretName: orOutput(formatted(dnsSubdomainProblem)).optional(),
+    /**
+     * A Route with tlsSecretName: grant OpenShift's router read access to that Secret (a Role and a
+     * RoleBinding). False when someone else grants it: the delivery stack does, for its workspace.
+     */
+    routerAccess: z.boolean().optional(),
     annotations: z.record(labelKey, orOutput(z.string())).default({}),
   })
   .prefault({});

@@ -2,6 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { PulpConfig } from "../config/parse";
 import { fixedName, Identity, labels } from "../common/labels";
+import { routerCertificateAccess } from "./routerAccess";
 
 export interface Backend {
   service: string;
@@ -85,6 +86,22 @@ export class PulpIngress extends pulumi.ComponentResource {
         { parent: this },
       );
     } else {
+      // A certificate of the user's: the router reads it from the Secret, so a renewal (cert-manager's)
+      // reaches the router without an update here, and the key is never copied into the Route.
+      const certificate = ingress.tlsSecretName;
+      const access =
+        certificate && ingress.routerAccess !== false
+          ? routerCertificateAccess(
+              `${name}-router-certificate`,
+              {
+                namespace: args.namespace,
+                secretName: certificate,
+                name: fixedName(args.identity, "router-certificate"),
+                labels: labels(args.identity, "web"),
+              },
+              { parent: this },
+            )
+          : [];
       args.routes.forEach((r, i) => {
         new k8s.apiextensions.CustomResource(
           `${name}-${i}`,
@@ -97,10 +114,15 @@ export class PulpIngress extends pulumi.ComponentResource {
               path: r.path,
               to: { kind: "Service", name: r.backend.service, weight: 100 },
               port: { targetPort: "http" },
-              tls: { termination: "edge", insecureEdgeTerminationPolicy: "Redirect" },
+              tls: {
+                termination: "edge",
+                insecureEdgeTerminationPolicy: "Redirect",
+                ...(certificate ? { externalCertificate: { name: certificate } } : {}),
+              },
             },
           },
-          { parent: this },
+          // The API server checks the router's access when it admits the Route.
+          { parent: this, dependsOn: access },
         );
       });
     }

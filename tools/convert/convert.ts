@@ -124,6 +124,8 @@ export const MAPPED: Record<Scope, Record<string, string>> = {
     redirect_to_object_storage: "`extraSettings.REDIRECT_TO_OBJECT_STORAGE` when true",
     route_annotations: "`ingress.annotations`, with `ingress_type: route`",
     route_host: "`ingress.host`, and `contentOrigin` `https://<route_host>`, with `ingress_type: route`",
+    route_tls_secret:
+      "`ingress.tlsSecretName: <route_tls_secret>-tls`, with `ingress_type: route`, and a note with the command that copies the operator's Secret (keys `certificate`, `key`) into a `kubernetes.io/tls` Secret of that name, which the router reads",
     web: "`web.*`: the `<component>` fields; `web.enabled` unless `ingress_type: route` or `is_nginx_ingress` (the operator's rule)",
     worker: "`worker.*`: the `<component>` fields",
   },
@@ -210,8 +212,6 @@ export const UNMAPPED: Record<Scope, Record<string, string>> = {
     object_storage_gcs_secret:
       "no GCS storage here: use GCS through its S3-compatible API (`storage.s3`, with an HMAC key) or a volume (`storage.pvc`)",
     route_labels: "no labels option for the Routes: they carry the program's labels",
-    route_tls_secret:
-      "the program's Routes use edge TLS with the router's certificate; a certificate of your own is not supported here",
     sa_labels: SERVICE_ACCOUNT,
     signing_job:
       "the program registers the signing services in its Job `<instance>-signing-services`, with `pulp:migration`'s resources, pod annotations and podSpecOverrides",
@@ -474,6 +474,21 @@ class Converter {
       const annotations: Obj = { ...obj(s.route_annotations) };
       if (text(s.haproxy_timeout)) annotations["haproxy.router.openshift.io/timeout"] = s.haproxy_timeout;
       if (isSet(annotations)) this.set(["ingress", "annotations"], annotations);
+      if (text(s.route_tls_secret)) {
+        // The operator copies the certificate into its Routes; the program's name a kubernetes.io/tls
+        // Secret, which the router reads (spec.tls.externalCertificate).
+        const tls = `${s.route_tls_secret}-tls`;
+        const read = (key: string) =>
+          `<(kubectl -n ${this.namespace} get secret ${s.route_tls_secret} -o jsonpath='{.data.${key}}' | base64 -d)`;
+        this.set(["ingress", "tlsSecretName"], tls);
+        this.note(
+          "route_tls_secret",
+          `the Routes read their certificate from the kubernetes.io/tls Secret ${tls}; make it from the ` +
+            `operator's before the switch: kubectl -n ${this.namespace} create secret tls ${tls} ` +
+            `--cert=${read("certificate")} --key=${read("key")} (its caCertificate is not carried: ` +
+            "the router serves the Secret's certificate alone)",
+        );
+      }
       if (text(s.route_host)) {
         this.set(["ingress", "host"], s.route_host);
         if (!origin) this.set(["contentOrigin"], `https://${s.route_host}`);
@@ -517,7 +532,7 @@ class Converter {
     // Fields for the other kind of exposure: the operator does not use them either.
     const unused =
       type === "ingress"
-        ? ["route_host", "route_annotations", "haproxy_timeout"]
+        ? ["route_host", "route_annotations", "route_tls_secret", "haproxy_timeout"]
         : type === "route"
           ? ["ingress_host", "ingress_class_name", "ingress_tls_secret", "ingress_annotations"]
           : [
@@ -527,6 +542,7 @@ class Converter {
               "ingress_annotations",
               "route_host",
               "route_annotations",
+              "route_tls_secret",
               "haproxy_timeout",
             ];
     for (const field of unused) {

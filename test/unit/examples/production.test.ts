@@ -112,6 +112,23 @@ test("the commented Azure alternative, put in place of the S3 storage and identi
   expect(config.storage.azure).toMatchObject({ accountName: "examplepulpartifacts", container: "pulp" });
 });
 
+test("the commented Route, put in place of className, serves pulp-tls through OpenShift's router", async () => {
+  const line = text.split("\n").find((l) => /^ {2}# {3}kind: Route$/.test(l))!;
+  const routed: Record<string, unknown> = {
+    ...(raw.ingress as object),
+    ...(yaml.load(line.replace(/^ {2}# {3}/, "")) as object),
+  };
+  delete routed.className;
+  const routes = (await render({ ...raw, ingress: routed }, secrets)).ofType(
+    "kubernetes:route.openshift.io/v1:Route",
+  );
+  expect(routes.length).toBeGreaterThan(0);
+  for (const route of routes) {
+    expect(route.inputs.spec.host).toBe(HOST);
+    expect(route.inputs.spec.tls.externalCertificate).toEqual({ name: "pulp-tls" });
+  }
+});
+
 test("a key the schema does not know is refused (the example cannot drift silently)", () => {
   const api = raw.api as Record<string, unknown>;
   const drifted = { ...raw, api: { ...api, replica: api.replicas } };

@@ -89,3 +89,19 @@ test("resource names of custom kinds are the plurals their CRDs declare", () => 
   expect(custom.map((k) => k.kind).sort()).toEqual(["Cluster", "DataVolume"]);
   for (const k of custom) expect(plurals[`${k.apiGroup}/${k.kind}`]).toBe(`${k.resource} Namespaced`);
 });
+
+test("a Route with its own certificate: the router's Role and RoleBinding, which the Stack leaves to the delivery program", async () => {
+  const route = {
+    ...EVERYTHING[1],
+    ingress: { enabled: true, kind: "Route", host: "pulp.example.com", tlsSecretName: "pulp-tls" },
+  };
+  const table = new Set(PULP_KINDS.map(pulumiType));
+  const granting = await kubernetesTypes(route);
+  expect([...granting].filter((t) => !table.has(t)).sort()).toEqual([
+    "kubernetes:rbac.authorization.k8s.io/v1:Role",
+    "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding",
+  ]);
+  // As the Stack runs it (stacks/stackSpec.ts sets routerAccess false): only kinds the workspace manages.
+  const asWorkspace = await kubernetesTypes({ ...route, ingress: { ...route.ingress, routerAccess: false } });
+  expect([...asWorkspace].filter((t) => !table.has(t))).toEqual([]);
+});

@@ -3,7 +3,7 @@
 // binding (plus `get storageclasses` only when opted in).
 import { MANAGE_VERBS, PULP_KINDS, READ_OPERATE } from "../../../stacks/kinds";
 import { AUTH_DELEGATOR, workspaceRules } from "../../../stacks/rbac";
-import { DELIVERY, renderDelivery } from "../helpers/delivery";
+import { DELIVERY, renderDelivery, STACK_TYPE } from "../helpers/delivery";
 
 // Whole-program renders under mocks: seconds each on a loaded 2-core machine, not the default 5.
 jest.setTimeout(60_000);
@@ -79,4 +79,47 @@ test("readStorageClasses adds one ClusterRole: get on storageclasses, nothing el
       .map((b) => b.inputs.roleRef.name)
       .sort(),
   ).toEqual([AUTH_DELEGATOR, reader.state.metadata.name].sort());
+});
+
+test("Routes with their own certificate: the delivery program lets OpenShift's router read that Secret, not the workspace", async () => {
+  const run = await renderDelivery({
+    ...DELIVERY,
+    pulpNamespace: "pulp-prod",
+    pulpConfig: {
+      ...(DELIVERY.pulpConfig as object),
+      instanceName: "pulp-a",
+      ingress: { enabled: true, kind: "Route", host: "pulp.example.com", tlsSecretName: "pulp-tls" },
+    },
+  });
+  const roles = run.ofType("kubernetes:rbac.authorization.k8s.io/v1:Role");
+  const router = roles.find((r) => r.inputs.metadata.name === "pulp-a-router-certificate")!;
+  expect(router.inputs.metadata.namespace).toBe("pulp-prod");
+  expect(router.inputs.rules).toEqual([
+    { apiGroups: [""], resources: ["secrets"], resourceNames: ["pulp-tls"], verbs: ["get", "list", "watch"] },
+  ]);
+  const binding = run
+    .ofType("kubernetes:rbac.authorization.k8s.io/v1:RoleBinding")
+    .find((b) => b.inputs.metadata.name === "pulp-a-router-certificate")!;
+  expect(binding.inputs.subjects).toEqual([
+    { kind: "ServiceAccount", name: "router", namespace: "openshift-ingress" },
+  ]);
+  // The workspace, which may not create Roles, is told not to; the Stack starts once the grant exists.
+  const [stack] = run.ofType(STACK_TYPE);
+  expect(stack.inputs.spec.config["pulp:ingress"]).toEqual({
+    enabled: true,
+    kind: "Route",
+    host: "pulp.example.com",
+    tlsSecretName: "pulp-tls",
+    routerAccess: false,
+  });
+  const deps = run.dependenciesOf(stack);
+  expect([deps.has(router.urn), deps.has(binding.urn)]).toEqual([true, true]);
+});
+
+test("without a Route's certificate the delivery program grants the router nothing", async () => {
+  const run = await renderDelivery(DELIVERY);
+  const names = run.ofType("kubernetes:rbac.authorization.k8s.io/v1:Role").map((r) => r.inputs.metadata.name);
+  expect(names.filter((n) => n?.endsWith("router-certificate"))).toEqual([]);
+  const [stack] = run.ofType(STACK_TYPE);
+  expect(stack.inputs.spec.config["pulp:ingress"]).toBeUndefined();
 });

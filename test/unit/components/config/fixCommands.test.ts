@@ -256,6 +256,10 @@ const BROKEN: [string, Record<string, unknown>, Partial<Record<SecretName, strin
   ],
   ["an enabled ingress with a bad host", { ingress: { enabled: true, host: "Bad_Host" } }],
   ["an enabled ingress without a host", { ingress: { enabled: true } }],
+  [
+    "router access for an Ingress",
+    { ingress: { enabled: true, host: "pulp.example.com", tlsSecretName: "pulp-tls", routerAccess: true } },
+  ],
   ["backups without a PostgreSQL image", { backup: { enabled: true } }],
   ["backups with a floating image", { backup: { enabled: true, image: "postgres:latest" } }],
   ["RWO storage", { storage: { pvc: { accessMode: "ReadWriteOnce" } } }],

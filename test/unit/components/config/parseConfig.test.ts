@@ -137,6 +137,12 @@ const cases: [string, Record<string, unknown>, string, RegExp][] = [
   ],
   ["ingress without host", { ingress: { enabled: true } }, "pulp:ingress.host", /needs the host/],
   [
+    "router access without a Route's own certificate",
+    { ingress: { enabled: true, host: "pulp.example.com", routerAccess: false } },
+    "pulp:ingress.routerAccess",
+    /needs ingress.kind Route and ingress.tlsSecretName/,
+  ],
+  [
     "managed setting in extraSettings",
     { extraSettings: { SECRET_KEY: "x" } },
     "pulp:extraSettings.SECRET_KEY",

@@ -88,3 +88,54 @@ test("another ingress class gets only the user's annotations; a Route, the route
   ).ofType("kubernetes:route.openshift.io/v1:Route");
   for (const route of own) expect(route.inputs.metadata.annotations).toEqual(shorter);
 });
+
+const ROUTE = "kubernetes:route.openshift.io/v1:Route";
+const ROLE = "kubernetes:rbac.authorization.k8s.io/v1:Role";
+const ROLE_BINDING = "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding";
+
+test("a Route with its own certificate: the router reads that Secret, and only it, before any Route is admitted", async () => {
+  const run = await render({ ...MINIMAL, ingress: { ...ingress, kind: "Route" } });
+  const [role] = run.ofType(ROLE);
+  expect(role.inputs.metadata.name).toBe("pulp-router-certificate");
+  expect(role.inputs.rules).toEqual([
+    { apiGroups: [""], resources: ["secrets"], resourceNames: ["pulp-tls"], verbs: ["get", "list", "watch"] },
+  ]);
+  const [binding] = run.ofType(ROLE_BINDING);
+  expect(binding.inputs.roleRef).toEqual({
+    apiGroup: "rbac.authorization.k8s.io",
+    kind: "Role",
+    name: role.state.metadata.name,
+  });
+  expect(binding.inputs.subjects).toEqual([
+    { kind: "ServiceAccount", name: "router", namespace: "openshift-ingress" },
+  ]);
+  const routes = run.ofType(ROUTE);
+  expect(routes).toHaveLength(3);
+  for (const route of routes) {
+    expect(route.inputs.spec.tls).toEqual({
+      termination: "edge",
+      insecureEdgeTerminationPolicy: "Redirect",
+      externalCertificate: { name: "pulp-tls" },
+    });
+    const before = run.dependenciesOf(route);
+    expect([before.has(role.urn), before.has(binding.urn)]).toEqual([true, true]);
+  }
+});
+
+test("a Route without a certificate of its own uses the router's, and grants nothing", async () => {
+  const run = await render({ ...MINIMAL, ingress: { ...ingress, tlsSecretName: undefined, kind: "Route" } });
+  for (const route of run.ofType(ROUTE)) {
+    expect(route.inputs.spec.tls).toEqual({ termination: "edge", insecureEdgeTerminationPolicy: "Redirect" });
+  }
+  expect(run.ofType(ROLE)).toEqual([]);
+  expect(run.ofType(ROLE_BINDING)).toEqual([]);
+});
+
+test("routerAccess false (someone else grants it, as the delivery stack does): the Routes name the Secret, no Role", async () => {
+  const run = await render({ ...MINIMAL, ingress: { ...ingress, kind: "Route", routerAccess: false } });
+  for (const route of run.ofType(ROUTE)) {
+    expect(route.inputs.spec.tls.externalCertificate).toEqual({ name: "pulp-tls" });
+  }
+  expect(run.ofType(ROLE)).toEqual([]);
+  expect(run.ofType(ROLE_BINDING)).toEqual([]);
+});

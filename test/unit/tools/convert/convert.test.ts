@@ -245,6 +245,7 @@ test("a Route, a ReadWriteOnce volume, the operator's PostgreSQL, floating tags 
         "haproxy.router.openshift.io/balance": "roundrobin",
         "haproxy.router.openshift.io/timeout": "300s",
       },
+      tlsSecretName: "beta-route-tls-tls",
       host: "pulp.apps.example.com",
     },
     contentOrigin: "https://pulp.apps.example.com",
@@ -295,6 +296,14 @@ test("a Route, a ReadWriteOnce volume, the operator's PostgreSQL, floating tags 
     '"stable" is a floating tag, refused here (nodes could pull different builds): pin the release the ' +
       "operator's pods run, pulumi config set pulp:image 'quay.io/pulp/pulp-minimal:<version>'; until then " +
       "the program's default image applies",
+  ]);
+  // The operator's Secret (certificate, key) copied into the kubernetes.io/tls Secret the router reads.
+  expect(noteOf(c, "route_tls_secret")).toEqual([
+    "the Routes read their certificate from the kubernetes.io/tls Secret beta-route-tls-tls; make it from the " +
+      "operator's before the switch: kubectl -n pulp-ocp create secret tls beta-route-tls-tls " +
+      "--cert=<(kubectl -n pulp-ocp get secret beta-route-tls -o jsonpath='{.data.certificate}' | base64 -d) " +
+      "--key=<(kubectl -n pulp-ocp get secret beta-route-tls -o jsonpath='{.data.key}' | base64 -d) " +
+      "(its caCertificate is not carried: the router serves the Secret's certificate alone)",
   ]);
   expect(noteOf(c, "file_storage_access_mode")[0]).toMatch(
     /^ReadWriteOnce: the program refuses a claim that is not ReadWriteMany/,
