@@ -1,7 +1,8 @@
 // The install operatorTakeover.test.ts takes over: laid out as pulp-operator lays one out (operatorLayout.ts).
-// Laying it out is most of that suite's time and none of its measurement, so CI lays it out ahead, beside
-// the suites that share the node, and the suite, which runs alone, takes that one over. Run alone, the suite
-// lays it out itself. A laid-out install is used once: the takeover changes it.
+// Laying it out is most of that suite's time and none of its measurement, so it can be laid out ahead (by
+// hand, when the node is free: beside CI's two lanes its migration Job timed out), and the suite takes that
+// one over. Without one, the suite lays it out itself. A laid-out install is used once: the takeover
+// changes it.
 //
 //   ts-node -T testbed/real/takeoverFixture.ts     lays it out and records it for the suite's next run
 import * as fs from "fs";
