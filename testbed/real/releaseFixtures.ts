@@ -1,7 +1,7 @@
 // The installs the upgrade suites upgrade (rollingUpgrade.test.ts, guardedUpgrade.test.ts). Installing one is
-// minutes of its suite and none of its measurement, so it can be made ahead (by hand, when the node is
-// free; beside CI's two lanes it oversubscribed the node), and the suite takes it over. Without one, a
-// suite installs its own. An install made ahead is used once: the upgrade changes it.
+// minutes of its suite and none of its measurement, so CI makes them ahead in a lane's room (beside both
+// lanes they oversubscribed the node), and each suite, which runs alone, takes its own over. Without one,
+// a suite installs its own. An install made ahead is used once: the upgrade changes it.
 //
 //   ts-node -T testbed/real/releaseFixtures.ts rolling guarded    installs them and records each for its suite
 import * as fs from "fs";

@@ -19,7 +19,7 @@ import { configureRelease, coreVersion, dropRelease, previewPlans } from "../../
 
 jest.setTimeout(40 * 60 * 1000);
 
-// The install: testbed/real/releaseFixtures.ts (made ahead when run first).
+// The install: testbed/real/releaseFixtures.ts (made ahead in CI).
 const { stack: RELEASE_STACK, release: FROM } = RELEASE_FIXTURES.guarded;
 const { stack: STACK, namespace: NS, database: DATABASE } = RELEASE_STACK;
 const TO = "3.89.2";

@@ -18,7 +18,7 @@ import { configureRelease, coreVersion, dropRelease, previewPlans } from "../../
 
 jest.setTimeout(40 * 60 * 1000);
 
-// The install (testbed/real/releaseFixtures.ts, made ahead when run first) runs 3.121.3 with a signing service.
+// The install (testbed/real/releaseFixtures.ts, made ahead in CI) runs 3.121.3 with a signing service.
 const { stack: RELEASE_STACK, release: FROM, signing } = RELEASE_FIXTURES.rolling;
 const { stack: STACK, namespace: NS, database: DATABASE } = RELEASE_STACK;
 // 3.122.0 ships core 0161 (a nullable column on core_upstreampulp) and no guard: pulpcore allows running it
