@@ -14,7 +14,8 @@ export function ensureCnpgOperator(): void {
 }
 
 interface InstancePod {
-  status: { containerStatuses?: { ready: boolean }[] };
+  metadata: { name: string; deletionTimestamp?: string };
+  status: { phase?: string; containerStatuses?: { ready: boolean }[] };
 }
 
 const instanceSelector = (cluster: string) => `cnpg.io/cluster=${cluster},cnpg.io/podRole=instance`;
@@ -56,11 +57,20 @@ export async function hibernate(namespace: string, cluster: string): Promise<voi
     "--grace-period=1",
     "--wait=false",
   ]);
+  // 300 s: beside another suite on two cores, an instance took longer than 120 s to go.
   await waitUntil(
     `${namespace}/${cluster}: every instance stopped`,
-    120,
+    300,
     () => instancePods(namespace, cluster).length === 0,
-    { intervalMs: 2000 },
+    {
+      intervalMs: 2000,
+      detail: () =>
+        instancePods(namespace, cluster)
+          .map(
+            (p) => `${p.metadata.name}: ${p.status.phase}${p.metadata.deletionTimestamp ? ", deleting" : ""}`,
+          )
+          .join("\n"),
+    },
   );
 }
 
