@@ -86,7 +86,7 @@ export class StackDeployment extends pulumi.ComponentResource {
           {
             namespace: this.pulpNamespace,
             secretName: certificate.secretName,
-            name: `${certificate.instance}-router-certificate`,
+            instance: certificate.instance,
             labels: { ...labels, "app.kubernetes.io/component": "pulp" },
           },
           child,

@@ -96,7 +96,7 @@ export class PulpIngress extends pulumi.ComponentResource {
               {
                 namespace: args.namespace,
                 secretName: certificate,
-                name: fixedName(args.identity, "router-certificate"),
+                instance: args.identity.instance,
                 labels: labels(args.identity, "web"),
               },
               { parent: this },

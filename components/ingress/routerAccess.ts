@@ -9,12 +9,15 @@ import * as pulumi from "@pulumi/pulumi";
  */
 export const OPENSHIFT_ROUTER = { namespace: "openshift-ingress", serviceAccount: "router" };
 
+/** The Role's and RoleBinding's name: one place, as the Pulp program and the delivery program both make them. */
+export const routerCertificateName = (instance: string) => `${instance}-router-certificate`;
+
 export interface RouterCertificateAccessArgs {
   namespace: pulumi.Input<string>;
   /** The kubernetes.io/tls Secret the Routes name. */
   secretName: pulumi.Input<string>;
-  /** metadata.name of the Role and the RoleBinding. */
-  name: string;
+  /** The Pulp instance whose Routes they are (names the Role and the RoleBinding). */
+  instance: string;
   labels: Record<string, string>;
 }
 
@@ -24,7 +27,11 @@ export function routerCertificateAccess(
   args: RouterCertificateAccessArgs,
   opts: pulumi.CustomResourceOptions,
 ): pulumi.Resource[] {
-  const metadata = { name: args.name, namespace: args.namespace, labels: args.labels };
+  const metadata = {
+    name: routerCertificateName(args.instance),
+    namespace: args.namespace,
+    labels: args.labels,
+  };
   const role = new k8s.rbac.v1.Role(
     name,
     {
