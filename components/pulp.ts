@@ -59,6 +59,7 @@ import { UpgradePlan } from "./upgrade/plan";
 import { StopTheWorld } from "./upgrade/stopTheWorld";
 import { tagOnlyWarning } from "./upgrade/pinning";
 import { parameterWarning } from "./database/parameters";
+import { poolerWarning } from "./database/pooler";
 import { databaseChangeProblem, DatabaseChangeRefused, majorUpgradeNotice } from "./database/clusterChange";
 
 export interface PulpArgs {
@@ -203,6 +204,8 @@ export class Pulp extends pulumi.ComponentResource {
     if (unpinned) pulumi.log.warn(unpinned, this);
     const timeouts = parameterWarning(config.database.cloudnativepg?.parameters ?? {});
     if (timeouts) pulumi.log.warn(timeouts, this);
+    const pooled = poolerWarning(config.database.cloudnativepg?.pooler?.parameters ?? {});
+    if (pooled) pulumi.log.warn(pooled, this);
     // Every decision, as plain data (decide.ts); refuses before anything is created when the upgrade or
     // the restore is not supported. From here on the constructor only wires resources from it.
     const decision = decideInstall(
@@ -531,7 +534,7 @@ export class Pulp extends pulumi.ComponentResource {
             done: restoring.done,
             pulpcoreVersion: config.pulpcoreVersion,
             timeout: config.migration.timeout,
-            database: database.settings,
+            database: database.direct,
             databasePassword: database.password,
             artifacts: storage.onVolume ? storage.volume : undefined,
             keys: secrets,
@@ -599,7 +602,7 @@ export class Pulp extends pulumi.ComponentResource {
             s3SecretAccessKey: supplied.backupS3SecretAccessKey,
             podIdentity: podIdentity?.runtime,
             proxy: proxy?.runtime,
-            database: database.settings,
+            database: database.direct,
             databasePassword: database.password,
             artifacts: storage.onVolume ? storage.volume : undefined,
             keys: secrets,
@@ -662,7 +665,7 @@ export class Pulp extends pulumi.ComponentResource {
           identity,
           deployment,
           autoscaling: config.worker.autoscaling!,
-          database: database.settings,
+          database: database.direct,
           password: database.password,
           paused,
           rolloutKey,

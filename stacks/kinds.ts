@@ -83,6 +83,14 @@ export const PULP_KINDS: readonly ManagedKind[] = [
     when: "database.cloudnativepg",
   },
   {
+    apiGroup: "postgresql.cnpg.io",
+    version: "v1",
+    kind: "Pooler",
+    resource: "poolers",
+    namespaced: true,
+    when: "database.cloudnativepg.pooler",
+  },
+  {
     apiGroup: "cdi.kubevirt.io",
     version: "v1beta1",
     kind: "DataVolume",

@@ -17,6 +17,7 @@ import {
 } from "./formats";
 import { OPERATOR_BACKUP_ID, OWN_BACKUP_ID } from "../backup/backupIds";
 import { parameterNameProblem } from "../database/parameters";
+import { poolerParameterNameProblem } from "../database/pooler";
 import { timeoutProblem } from "../migration/timeout";
 import { WEB_PORT } from "../web/nginx";
 import { DEFAULT_REQUEST, PULP_OWN } from "./ephemeral";
@@ -596,6 +597,27 @@ const externalDatabase = z.strictObject({
   version: wholeNumber(9, 99).optional(),
 });
 
+/**
+ * CloudNativePG's Pooler (PgBouncer) in front of the primary, in session mode: Pulp's api, content apps,
+ * workers and migration Job connect to it; backups, restores and the task-queue scaler go to the primary.
+ */
+const cloudNativePgPooler = z.strictObject({
+  instances: wholeNumber(1, 9).default(2),
+  /** Leave unset for the operator's default PgBouncer image. */
+  imageName: formatted(imageProblem).optional(),
+  resources: resourcesSchema.default({
+    requests: { cpu: "50m", memory: "32Mi" },
+    limits: { memory: "256Mi" },
+  }),
+  /** PgBouncer settings, over the program's defaults (pooler.ts POOLER_DEFAULTS). */
+  parameters: z
+    .record(
+      formatted(poolerParameterNameProblem),
+      z.union([z.string(), z.number(), z.boolean()]).transform((value) => String(value)),
+    )
+    .optional(),
+});
+
 const cloudNativePg = z.strictObject({
   instances: wholeNumber(1, 9).default(3),
   storageSize: size.default("10Gi"),
@@ -622,6 +644,7 @@ const cloudNativePg = z.strictObject({
       z.union([z.string(), z.number(), z.boolean()]).transform((value) => String(value)),
     )
     .optional(), // unset stays out of the config the backups record, as before the key existed
+  pooler: cloudNativePgPooler.optional(),
 });
 
 const databaseSchema = z.strictObject({

@@ -10,8 +10,17 @@ export function dns1035LabelProblem(value: string, maxLength = 63): string | und
   return `a DNS-1035 label: lower-case letters, digits and '-', starting with a letter and ending alphanumeric, at most ${maxLength} characters`;
 }
 
-/** The Services the program names `<instance>-<suffix>` (components/pulp.ts, redis, web, CloudNativePG's `-db-rw`). */
-export const SERVICE_SUFFIXES = ["api", "content", "web", "redis", "db-rw", "db-ro", "db-r"] as const;
+/** The Services the program names `<instance>-<suffix>` (components/pulp.ts, redis, web, CloudNativePG's `-db-rw`, the Pooler's). */
+export const SERVICE_SUFFIXES = [
+  "api",
+  "content",
+  "web",
+  "redis",
+  "db-rw",
+  "db-ro",
+  "db-r",
+  "db-pooler",
+] as const;
 /** The longest other derived name: `<instance>-db-fields-encryption` (a Secret, DNS-1123 subdomain). */
 const LONGEST_SUFFIX = "db-fields-encryption";
 

@@ -5,6 +5,7 @@ import { DATABASE_CA_DIR, DATABASE_CA_FILE, DatabaseSettings } from "../settings
 import { holds } from "../contract";
 import { fixedName, Identity, labels } from "../common/labels";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
+import { POOLER_DEFAULTS, poolerDnsNames, poolerName } from "./pooler";
 
 /** The CloudNativePG Cluster's name: `<instance>-db`. */
 export function databaseClusterName(instance: string): string {
@@ -29,11 +30,19 @@ export interface DatabaseArgs {
  * Secret and the `<cluster>-rw` Service; settings point at them.
  */
 export class Database extends pulumi.ComponentResource {
+  /** Where Pulp's processes and the migration Job connect: the pooler when there is one. */
   readonly settings: DatabaseSettings;
+  /**
+   * The server itself, for the clients a session pooler would only get in the way of: pg_dump and
+   * pg_restore (one long session each) and the task-queue scaler's query. The same as `settings` without
+   * a pooler.
+   */
+  readonly direct: DatabaseSettings;
   readonly password: SecretKeyRef;
   /** What must exist before anything connects (for dependsOn). */
   readonly ready: pulumi.Resource[];
   readonly cluster?: k8s.apiextensions.CustomResource;
+  readonly pooler?: k8s.apiextensions.CustomResource;
 
   constructor(name: string, args: DatabaseArgs, opts?: pulumi.ComponentResourceOptions) {
     super("pulp:database:Database", name, {}, opts);
@@ -59,10 +68,12 @@ export class Database extends pulumi.ComponentResource {
         user: external.user,
         sslmode: external.sslmode,
       };
+      this.direct = this.settings;
       this.password = { name: fixedName(args.identity, "database"), key: "password" };
       this.ready = [secret];
     } else if (cloudnativepg) {
       const clusterName = databaseClusterName(args.identity.instance);
+      const pooler = cloudnativepg.pooler ? poolerName(clusterName) : undefined;
       this.cluster = new k8s.apiextensions.CustomResource(
         name,
         {
@@ -74,7 +85,16 @@ export class Database extends pulumi.ComponentResource {
             labels: labels(args.identity, "database"),
             annotations: { "pulumi.com/waitFor": "condition=Ready", ...holds("database") },
           },
-          spec: cloudNativePgSpec(cloudnativepg, args.scheduling, args.imagePullSecrets),
+          spec: pulumi
+            .output(args.namespace)
+            .apply((namespace) =>
+              cloudNativePgSpec(
+                cloudnativepg,
+                args.scheduling,
+                args.imagePullSecrets,
+                pooler ? poolerDnsNames(pooler, namespace) : [],
+              ),
+            ),
         },
         // The cluster holds every byte of Pulp's metadata: never replaced or deleted by a config change.
         {
@@ -86,7 +106,7 @@ export class Database extends pulumi.ComponentResource {
       );
       // TLS with the server verified: the operator's CA (renewed with the same key, cloudnative-pg
       // pkg/certs RenewCertificate) signs a server certificate for `<cluster>-rw` and its longer names.
-      this.settings = {
+      this.direct = {
         host: `${clusterName}-rw`,
         port: 5432,
         name: "pulp",
@@ -95,7 +115,26 @@ export class Database extends pulumi.ComponentResource {
         ca: { secretName: `${clusterName}-ca`, key: "ca.crt" },
       };
       this.password = { name: `${clusterName}-app`, key: "password" };
-      this.ready = [this.cluster];
+      if (pooler && cloudnativepg.pooler) {
+        this.pooler = new k8s.apiextensions.CustomResource(
+          `${name}-pooler`,
+          {
+            apiVersion: "postgresql.cnpg.io/v1",
+            kind: "Pooler",
+            metadata: { name: pooler, namespace: args.namespace, labels: labels(args.identity, "database") },
+            spec: poolerSpec(clusterName, cloudnativepg.pooler, args.scheduling, args.imagePullSecrets),
+          },
+          // Holds no data: replaced or deleted with the config like any Deployment.
+          { parent: this, dependsOn: [this.cluster] },
+        );
+        // The pooler serves the Cluster's own server certificate (GetClientTLSSecretNameOrDefault,
+        // api/v1/pooler_funcs.go), which carries the pooler's names (serverAltDNSNames): verify-full holds.
+        this.settings = { ...this.direct, host: pooler };
+        this.ready = [this.cluster, this.pooler];
+      } else {
+        this.settings = this.direct;
+        this.ready = [this.cluster];
+      }
     } else {
       throw new pulumi.ResourceError(
         "database: neither external nor cloudnativepg is set (parseConfig rejects this)",
@@ -106,20 +145,28 @@ export class Database extends pulumi.ComponentResource {
   }
 }
 
-export function cloudNativePgSpec(
-  cnpg: NonNullable<PulpConfig["database"]["cloudnativepg"]>,
-  scheduling?: PulpConfig["scheduling"],
-  imagePullSecrets: string[] = [],
-): Record<string, unknown> {
-  // CloudNativePG's own affinity block: nodeSelector, tolerations and nodeAffinity (pod affinity terms
-  // written for Pulp's pods would not mean anything for the database's).
-  const affinity = {
+type CloudNativePgConfig = NonNullable<PulpConfig["database"]["cloudnativepg"]>;
+
+/** CloudNativePG's own affinity block: nodeSelector, tolerations and nodeAffinity from `scheduling`. */
+function operatorAffinity(scheduling?: PulpConfig["scheduling"]): Record<string, unknown> {
+  return {
     ...(scheduling && Object.keys(scheduling.nodeSelector).length > 0
       ? { nodeSelector: scheduling.nodeSelector }
       : {}),
     ...(scheduling && scheduling.tolerations.length > 0 ? { tolerations: scheduling.tolerations } : {}),
     ...(scheduling?.affinity?.nodeAffinity ? { nodeAffinity: scheduling.affinity.nodeAffinity } : {}),
   };
+}
+
+export function cloudNativePgSpec(
+  cnpg: CloudNativePgConfig,
+  scheduling?: PulpConfig["scheduling"],
+  imagePullSecrets: string[] = [],
+  /** Further names the server certificate must carry: the pooler's Service. */
+  serverAltDNSNames: string[] = [],
+): Record<string, unknown> {
+  // Pod affinity terms written for Pulp's pods would not mean anything for the database's.
+  const affinity = operatorAffinity(scheduling);
   return {
     ...(Object.keys(affinity).length > 0 ? { affinity } : {}),
     instances: cnpg.instances,
@@ -136,6 +183,48 @@ export function cloudNativePgSpec(
       ? { postgresql: { parameters: cnpg.parameters } }
       : {}),
     enablePDB: true,
+    // Only with a pooler: an install without one keeps the spec it had.
+    ...(serverAltDNSNames.length > 0 ? { certificates: { serverAltDNSNames } } : {}),
+  };
+}
+
+/**
+ * The Pooler's spec: PgBouncer in session mode (Pulp's workers hold advisory locks and LISTEN on their
+ * session, which transaction mode would hand to another client), in front of the primary (`rw`).
+ */
+export function poolerSpec(
+  clusterName: string,
+  pooler: NonNullable<CloudNativePgConfig["pooler"]>,
+  scheduling?: PulpConfig["scheduling"],
+  imagePullSecrets: string[] = [],
+): Record<string, unknown> {
+  return {
+    cluster: { name: clusterName },
+    instances: pooler.instances,
+    type: "rw",
+    pgbouncer: { poolMode: "session", parameters: { ...POOLER_DEFAULTS, ...pooler.parameters } },
+    // The operator sets the pods' app.kubernetes.io labels itself (pkg/specs/pgbouncer/deployments.go).
+    template: {
+      spec: {
+        ...(scheduling && Object.keys(scheduling.nodeSelector).length > 0
+          ? { nodeSelector: scheduling.nodeSelector }
+          : {}),
+        ...(scheduling && scheduling.tolerations.length > 0 ? { tolerations: scheduling.tolerations } : {}),
+        ...(scheduling?.affinity?.nodeAffinity
+          ? { affinity: { nodeAffinity: scheduling.affinity.nodeAffinity } }
+          : {}),
+        ...(imagePullSecrets.length > 0
+          ? { imagePullSecrets: imagePullSecrets.map((name) => ({ name })) }
+          : {}),
+        containers: [
+          {
+            name: "pgbouncer",
+            ...(pooler.imageName ? { image: pooler.imageName } : {}),
+            resources: pooler.resources,
+          },
+        ],
+      },
+    },
   };
 }
 

@@ -13,6 +13,8 @@
 //   database_outage    the database gone for 60 s (its Deployment scaled to 0, then back)
 //   cnpg_switchover    on an install of its own whose database is the program's CloudNativePG cluster of
 //                      two instances: a switchover to the replica, as `kubectl cnpg promote` makes it
+//   cnpg_switchover_pooled  the same on a third install whose Pulp reaches that cluster through the
+//                      program's Pooler (database.cloudnativepg.pooler, PgBouncer in session mode)
 // For each round: failed requests, failed upload tasks, the longest time without a successful request, the
 // seconds until steady again (every Deployment ready, no pod going, status/ answering), and the Pulp
 // containers that restarted. One figure a line; `<fault>_<figure>_max` over the rounds at the end.
@@ -50,6 +52,14 @@ const CNPG_STACK: ReleaseStack = {
   database: "pulp_bench_faults_cnpg",
   password: "bench-faults-Zq8",
 };
+/** The install the pooled switchover runs on: the same cluster behind the program's Pooler. */
+const POOLED_STACK: ReleaseStack = {
+  cloudnativepg: { instances: 2, pooler: { instances: 1 } },
+  stack: "bench-faults-pooled",
+  namespace: "pulp-bench-faults-pooled",
+  database: "pulp_bench_faults_pooled",
+  password: "bench-faults-Zq8",
+};
 /** The program's name for its CloudNativePG cluster (instance name pulp). */
 const CNPG_CLUSTER = "pulp-db";
 const REPEATS = Number(process.env.PULP_BENCH_REPEATS ?? 3);
@@ -68,8 +78,11 @@ type Install = Pulp & { namespace: string };
 
 interface Fault {
   name: string;
-  /** The install it runs on: the test bed's PostgreSQL (the default), or the program's CloudNativePG. */
-  on?: "cloudnativepg";
+  /**
+   * The install it runs on: the test bed's PostgreSQL (the default), the program's CloudNativePG, or that
+   * behind the program's Pooler.
+   */
+  on?: "cloudnativepg" | "pooled";
   /** Stages the fault and waits it out; returns what it measured beyond the common figures. */
   stage(round: number, pulp: Install): Promise<Figures>;
 }
@@ -328,19 +341,19 @@ function faults(remote: { url: (round: string) => string }): Fault[] {
         return { steady_seconds: seconds(await untilSteady(pulp, started)) };
       },
     },
-    {
-      name: "cnpg_switchover",
-      on: "cloudnativepg",
+    ...(["cloudnativepg", "pooled"] as const).map((on): Fault => ({
+      name: on === "pooled" ? "cnpg_switchover_pooled" : "cnpg_switchover",
+      on,
       async stage(round, pulp) {
         const started = Date.now();
         const moved = await switchover(pulp.namespace, CNPG_CLUSTER);
-        process.stdout.write(`cnpg_switchover ${round}: ${moved.from} -> ${moved.to}\n`);
+        process.stdout.write(`${this.name} ${round}: ${moved.from} -> ${moved.to}\n`);
         return {
           switchover_seconds: seconds(moved.seconds * 1000),
           steady_seconds: seconds(await untilSteady(pulp, started)),
         };
       },
-    },
+    })),
   ];
 }
 
@@ -395,6 +408,11 @@ async function bench(): Promise<number> {
     {
       stack: CNPG_STACK,
       faults: selected.filter((f) => f.on === "cloudnativepg"),
+      options: {},
+    },
+    {
+      stack: POOLED_STACK,
+      faults: selected.filter((f) => f.on === "pooled"),
       options: {},
     },
   ];

@@ -6,7 +6,7 @@
     build.py list                                     built images: name, archive, sizes
     build.py base-path                                the shared base rootfs (built if missing)
 
-IMAGE is pulp-minimal, pulp-web, redis or postgresql (default: all). With several --pulpcore, the Pulp
+IMAGE is pulp-minimal, pulp-web, redis, postgresql or pgbouncer (default: all). With several --pulpcore, the Pulp
 images are built for each release (the first is the default; the others are the releases the real
 upgrade tests start from) and Redis and PostgreSQL once. The cache is
 ${PULP_IMAGE_CACHE:-$HOME/.cache/pulp-pulumi-images}: base/<key>/ and images/<image>/<key>/, where
@@ -31,10 +31,13 @@ import oci  # noqa: E402
 
 CACHE = os.environ.get("PULP_IMAGE_CACHE") or os.path.expanduser("~/.cache/pulp-pulumi-images")
 SUITE = "bookworm"
+# Images whose package bookworm has too old: CloudNativePG's Pooler writes `auth_dbname`, which
+# PgBouncer has since 1.19 (bookworm ships 1.18; trixie 1.24).
+SUITES = {"pgbouncer": "trixie"}
 MIRROR = "http://deb.debian.org/debian"
 BASE_INCLUDE = "python3,ca-certificates"
 DEFAULT_PULPCORE = "3.123.1"
-IMAGES = ["pulp-minimal", "pulp-web", "redis", "postgresql"]
+IMAGES = ["pulp-minimal", "pulp-web", "redis", "postgresql", "pgbouncer"]
 
 
 def log(*a):
@@ -63,15 +66,15 @@ def file_hash(*rel):
     return h.hexdigest()
 
 
-def release_date():
+def release_date(suite):
     """The Date of the suite's Release file: a new point release is a new input."""
     try:
-        with urllib.request.urlopen(f"{MIRROR}/dists/{SUITE}/Release", timeout=20) as r:
+        with urllib.request.urlopen(f"{MIRROR}/dists/{suite}/Release", timeout=20) as r:
             for line in r.read(4096).decode().splitlines():
                 if line.startswith("Date:"):
                     return line.split(":", 1)[1].strip()
     except OSError as e:
-        log(f"warning: cannot read the {SUITE} Release file ({e}); using the newest cached base")
+        log(f"warning: cannot read the {suite} Release file ({e}); using the newest cached base")
     return None
 
 
@@ -86,13 +89,20 @@ def ensure_debootstrap():
         subprocess.run(["apt-get", "update", "-q"], check=True, stdout=subprocess.DEVNULL)
         subprocess.run(["apt-get", "install", "-y", "-q", "debootstrap"], check=True, stdout=subprocess.DEVNULL)
 
-def base_path(build=True):
-    date = release_date()
-    inputs = {"suite": SUITE, "mirror": MIRROR, "variant": "minbase", "include": BASE_INCLUDE}
+def base_path(build=True, suite=SUITE):
+    date = release_date(suite)
+    inputs = {"suite": suite, "mirror": MIRROR, "variant": "minbase", "include": BASE_INCLUDE}
     bases = os.path.join(CACHE, "base")
+
+    def of_suite(d):
+        try:
+            with open(os.path.join(bases, d, "done.json")) as f:
+                return json.load(f).get("suite") == suite
+        except OSError:
+            return False
+
     if date is None:
-        done = [d for d in (os.listdir(bases) if os.path.isdir(bases) else [])
-                if os.path.exists(os.path.join(bases, d, "done.json"))]
+        done = [d for d in (os.listdir(bases) if os.path.isdir(bases) else []) if of_suite(d)]
         if not done:
             sys.exit("no cached base and the Debian mirror is unreachable")
         newest = max(done, key=lambda d: os.path.getmtime(os.path.join(bases, d, "done.json")))
@@ -107,9 +117,9 @@ def base_path(build=True):
     os.makedirs(d)
     t0 = time.time()
     ensure_debootstrap()
-    log(f"base: debootstrap --variant=minbase {SUITE} (release {date})")
+    log(f"base: debootstrap --variant=minbase {suite} (release {date})")
     subprocess.run(
-        ["debootstrap", "--variant=minbase", f"--include={BASE_INCLUDE}", SUITE, os.path.join(d, "rootfs"), MIRROR],
+        ["debootstrap", "--variant=minbase", f"--include={BASE_INCLUDE}", suite, os.path.join(d, "rootfs"), MIRROR],
         check=True, stdout=subprocess.DEVNULL,
     )
     with open(os.path.join(d, "done.json"), "w") as f:
@@ -135,8 +145,14 @@ def peak_rss_kib():
 class Build:
     def __init__(self, pulpcore):
         self.pulpcore = pulpcore
-        self.base = None
+        self.bases = {}
         self.results = {}
+
+    def base(self, image):
+        suite = SUITES.get(image, SUITE)
+        if suite not in self.bases:
+            self.bases[suite] = base_path(suite=suite)
+        return self.bases[suite]
 
     def lock_file(self):
         p = os.path.join(HERE, "locks", f"pulpcore-{self.pulpcore}.txt")
@@ -145,7 +161,7 @@ class Build:
         return p
 
     def key(self, image):
-        base_key = os.path.basename(os.path.dirname(self.base))
+        base_key = os.path.basename(os.path.dirname(self.base(image)))
         common = [base_key, file_hash("recipes/lib.sh", f"recipes/{image}.sh", "oci.py")]
         if image == "pulp-minimal":
             common += [self.pulpcore, file_hash("pulp", os.path.relpath(self.lock_file(), HERE))]
@@ -156,8 +172,6 @@ class Build:
     def image(self, image):
         if image in self.results:
             return self.results[image]
-        if self.base is None:
-            self.base = base_path()
         key = self.key(image)
         d = os.path.join(CACHE, "images", image, key)
         meta_path = os.path.join(d, "meta.json")
@@ -175,7 +189,7 @@ class Build:
         rootfs = os.path.join(d, "rootfs")
         t0 = time.time()
         log(f"{image}: building ({key})")
-        subprocess.run(["cp", "-a", "--reflink=auto", self.base, rootfs], check=True)
+        subprocess.run(["cp", "-a", "--reflink=auto", self.base(image), rootfs], check=True)
         env = {**os.environ, **deps, "ROOTFS": rootfs, "OUT": d, "HERE": HERE,
                "PULPCORE_VERSION": self.pulpcore}
         if image == "pulp-minimal":

@@ -21,7 +21,13 @@ function builtNames(): { index: string; names: string[] } {
 const byVersion = (a: string, b: string) => a.localeCompare(b, "en", { numeric: true });
 
 /** The image names testbed/images built, by kind (the newest of each); fails naming the build command when one is missing. */
-export function localImages(): { pulp: string; web: string; redis: string; postgresql: string } {
+export function localImages(): {
+  pulp: string;
+  web: string;
+  redis: string;
+  postgresql: string;
+  pgbouncer: string;
+} {
   const { index, names } = builtNames();
   const find = (repo: string) => {
     const name = names
@@ -36,6 +42,7 @@ export function localImages(): { pulp: string; web: string; redis: string; postg
     web: find("pulp-web"),
     redis: find("redis"),
     postgresql: find("postgresql"),
+    pgbouncer: find("pgbouncer"),
   };
 }
 

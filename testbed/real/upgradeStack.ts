@@ -13,8 +13,11 @@ import { prepareLoadTarget } from "./loadTarget";
 import { importImages, localImages, releaseConfig, requireLocalImage, SMALL_PODS } from "./stack";
 
 export interface ReleaseStack {
-  /** Its database is the program's CloudNativePG cluster of that many instances, not the test bed's. */
-  cloudnativepg?: { instances: number };
+  /**
+   * Its database is the program's CloudNativePG cluster of that many instances, not the test bed's; with
+   * `pooler`, behind the program's Pooler (database.cloudnativepg.pooler) on the test bed's PgBouncer image.
+   */
+  cloudnativepg?: { instances: number; pooler?: { instances: number } };
   stack: string;
   namespace: string;
   database: string;
@@ -35,7 +38,7 @@ export async function installRelease(
   const { signing } = options;
   const { cloudnativepg } = s;
   importImages();
-  const postgresql = localImages().postgresql;
+  const { postgresql, pgbouncer } = localImages();
   if (cloudnativepg) {
     ensureCnpgOperator();
   } else {
@@ -43,9 +46,22 @@ export async function installRelease(
     dropDatabase(s.database);
     ensureDatabase(postgresql, s.database);
   }
+  const pooler = cloudnativepg?.pooler && {
+    pooler: {
+      ...cloudnativepg.pooler,
+      imageName: pgbouncer,
+      resources: { requests: { cpu: "20m", memory: "32Mi" }, limits: { memory: "128Mi" } },
+    },
+  };
   const database = cloudnativepg && {
     database: {
-      cloudnativepg: { ...cloudnativepg, storageSize: "1Gi", imageName: postgresql, resources: SMALL_PODS },
+      cloudnativepg: {
+        ...cloudnativepg,
+        storageSize: "1Gi",
+        imageName: postgresql,
+        resources: SMALL_PODS,
+        ...pooler,
+      },
     },
   };
   freshStack(

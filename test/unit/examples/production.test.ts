@@ -129,6 +129,21 @@ test("the commented Route, put in place of className, serves pulp-tls through Op
   }
 });
 
+test("the commented pooler, put in place, puts Pulp behind a Pooler of two instances", async () => {
+  const line = text.split("\n").find((l) => /^ {6}# pooler: /.test(l))!;
+  const database = raw.database as { cloudnativepg: Record<string, unknown> };
+  const pooled = {
+    ...raw,
+    database: {
+      cloudnativepg: { ...database.cloudnativepg, ...(yaml.load(line.replace(/^ {6}# /, "")) as object) },
+    },
+  };
+  const poolers = (await render(pooled, secrets)).ofType("kubernetes:postgresql.cnpg.io/v1:Pooler");
+  expect(poolers.map((p) => [p.inputs.metadata.name, p.inputs.spec.instances])).toEqual([
+    ["pulp-db-pooler", 2],
+  ]);
+});
+
 test("a key the schema does not know is refused (the example cannot drift silently)", () => {
   const api = raw.api as Record<string, unknown>;
   const drifted = { ...raw, api: { ...api, replica: api.replicas } };

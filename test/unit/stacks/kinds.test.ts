@@ -17,7 +17,7 @@ const EVERYTHING = [
   {
     ...MINIMAL,
     createNamespace: false,
-    database: { cloudnativepg: { instances: 3 } },
+    database: { cloudnativepg: { instances: 3, pooler: { instances: 2 } } },
     storage: { pvc: { size: "10Gi", storageClass: "cephfs" } },
     web: { enabled: true },
     redis: { enabled: true },
@@ -85,8 +85,8 @@ test("resource names of custom kinds are the plurals their CRDs declare", () => 
     plurals[`${crd.spec.group}/${crd.spec.names.kind}`] = `${crd.spec.names.plural} ${crd.spec.scope}`;
   }
   const custom = PULP_KINDS.filter((k) => `${k.apiGroup}/${k.kind}` in plurals);
-  // Cluster (CloudNativePG) and DataVolume (CDI) have their CRDs here; Route (OpenShift) does not.
-  expect(custom.map((k) => k.kind).sort()).toEqual(["Cluster", "DataVolume"]);
+  // Cluster and Pooler (CloudNativePG) and DataVolume (CDI) have their CRDs here; Route (OpenShift) does not.
+  expect(custom.map((k) => k.kind).sort()).toEqual(["Cluster", "DataVolume", "Pooler"]);
   for (const k of custom) expect(plurals[`${k.apiGroup}/${k.kind}`]).toBe(`${k.resource} Namespaced`);
 });
 

@@ -96,7 +96,7 @@ describe("the printed fix, by key type", () => {
     const [problem] = problemsOf(stackOf({ database: { cloudnativepg: true } }));
     expect(problem.key).toBe("pulp:database.cloudnativepg");
     expect(problem.message).toBe(
-      "must be an object with the keys instances, storageSize, storageClass, imageName, resources, parameters, not a single " +
+      "must be an object with the keys instances, storageSize, storageClass, imageName, resources, parameters, pooler, not a single " +
         "value; set each with --path, e.g. pulumi config set --path 'pulp:database.cloudnativepg.instances' 3",
     );
     expect(problem.fix).toBe(
