@@ -101,7 +101,7 @@ export const CONFIG_REFERENCE: Record<ConfigKey, KeyDoc> = {
     type: "object",
     default: "`{enabled: false}`",
     meaning:
-      "`enabled`, `kind` (`Ingress` or `Route`), `host`, `className`, `tlsSecretName` (a `kubernetes.io/tls` Secret; for a Route, its own certificate, which OpenShift's router reads from the Secret (`spec.tls.externalCertificate`) under a Role that lets it read that Secret only; `routerAccess: false` when someone else grants that), `annotations` (yours win over the program's: for ingress-nginx, class `nginx` or none, no body limit and 600 s reads and sends; for a Route, the router's `haproxy.router.openshift.io/timeout: 600s`; see [Reaching Pulp](install.md#reaching-pulp))",
+      "`enabled`, `kind` (`Ingress` or `Route`), `host`, `className` (an Ingress's; refused with `kind: Route`, which has none), `tlsSecretName` (a `kubernetes.io/tls` Secret; for a Route, its own certificate, which OpenShift's router reads from the Secret (`spec.tls.externalCertificate`) under a Role that lets it read that Secret only; `routerAccess: false` when someone else grants that), `annotations` (yours win over the program's: for ingress-nginx, class `nginx` or none, no body limit and 600 s reads and sends; for a Route, the router's `haproxy.router.openshift.io/timeout: 600s`; see [Reaching Pulp](install.md#reaching-pulp))",
   },
   dataVolumes: {
     type: "object[]",

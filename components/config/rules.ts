@@ -553,6 +553,17 @@ export function checkRules(
     );
   }
 
+  // A Route has no class: OpenShift's router serves every Route it admits. Kept, the key would say the
+  // Routes go through a controller they never reach.
+  if (config.ingress.kind === "Route" && config.ingress.className !== undefined) {
+    add(
+      ["ingress", "className"],
+      "names an ingress class, and ingress.kind Route makes OpenShift Routes, which have none: the router " +
+        "serves them whatever the class says",
+      removeCommand("pulp:ingress.className"),
+    );
+  }
+
   if (
     config.ingress.routerAccess !== undefined &&
     !(config.ingress.kind === "Route" && config.ingress.tlsSecretName)

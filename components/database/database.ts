@@ -147,17 +147,6 @@ export class Database extends pulumi.ComponentResource {
 
 type CloudNativePgConfig = NonNullable<PulpConfig["database"]["cloudnativepg"]>;
 
-/** CloudNativePG's own affinity block: nodeSelector, tolerations and nodeAffinity from `scheduling`. */
-function operatorAffinity(scheduling?: PulpConfig["scheduling"]): Record<string, unknown> {
-  return {
-    ...(scheduling && Object.keys(scheduling.nodeSelector).length > 0
-      ? { nodeSelector: scheduling.nodeSelector }
-      : {}),
-    ...(scheduling && scheduling.tolerations.length > 0 ? { tolerations: scheduling.tolerations } : {}),
-    ...(scheduling?.affinity?.nodeAffinity ? { nodeAffinity: scheduling.affinity.nodeAffinity } : {}),
-  };
-}
-
 export function cloudNativePgSpec(
   cnpg: CloudNativePgConfig,
   scheduling?: PulpConfig["scheduling"],
@@ -165,8 +154,15 @@ export function cloudNativePgSpec(
   /** Further names the server certificate must carry: the pooler's Service. */
   serverAltDNSNames: string[] = [],
 ): Record<string, unknown> {
-  // Pod affinity terms written for Pulp's pods would not mean anything for the database's.
-  const affinity = operatorAffinity(scheduling);
+  // CloudNativePG's own affinity block: nodeSelector, tolerations and nodeAffinity (pod affinity terms
+  // written for Pulp's pods would not mean anything for the database's).
+  const affinity = {
+    ...(scheduling && Object.keys(scheduling.nodeSelector).length > 0
+      ? { nodeSelector: scheduling.nodeSelector }
+      : {}),
+    ...(scheduling && scheduling.tolerations.length > 0 ? { tolerations: scheduling.tolerations } : {}),
+    ...(scheduling?.affinity?.nodeAffinity ? { nodeAffinity: scheduling.affinity.nodeAffinity } : {}),
+  };
   return {
     ...(Object.keys(affinity).length > 0 ? { affinity } : {}),
     instances: cnpg.instances,

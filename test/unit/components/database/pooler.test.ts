@@ -162,3 +162,24 @@ test("settings that can cut Pulp's sessions are warned about, naming each key; z
   }
   expect(warnings.filter((w) => w.includes("query_timeout"))).toHaveLength(1);
 });
+
+test("the pooler's pods are placed as the database's are, and pull with the install's pull secrets", async () => {
+  const run = await render({
+    ...MINIMAL,
+    database: { cloudnativepg: { pooler: {} } },
+    scheduling: {
+      nodeSelector: { "node-role.example.com/db": "true" },
+      tolerations: [{ key: "dedicated", operator: "Equal", value: "db", effect: "NoSchedule" }],
+    },
+    imagePullSecrets: ["mirror-pull"],
+  });
+  const [pooler] = run.ofType(POOLER);
+  const [cluster] = run.ofType(CNPG);
+  const spec = pooler.inputs.spec.template.spec;
+  expect(spec.nodeSelector).toEqual(cluster.inputs.spec.affinity.nodeSelector);
+  expect(spec.tolerations).toEqual(cluster.inputs.spec.affinity.tolerations);
+  expect(spec.nodeSelector).toEqual({ "node-role.example.com/db": "true" });
+  expect(spec.imagePullSecrets).toEqual([{ name: "mirror-pull" }]);
+  // No image named: the operator's default PgBouncer image.
+  expect(spec.containers[0]).not.toHaveProperty("image");
+});

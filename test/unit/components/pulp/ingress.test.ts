@@ -1,6 +1,8 @@
 // Unit (Pulumi mocks). Routing: without pulp-web, content paths (and the registry's redirects) go to
 // pulp-content and the rest to pulp-api; with it, all to pulp-web. Annotations: what ingress-nginx needs for
 // container pushes and slow calls (runtime review B9), the user's winning.
+import { parseConfig } from "../../../../components/config/parse";
+import { ConfigError } from "../../../../components/config/problems";
 import { MINIMAL } from "../../helpers/configs";
 import { render } from "../../helpers/render";
 
@@ -31,7 +33,7 @@ test("with pulp-web every path goes through it", async () => {
 });
 
 test("on OpenShift, one Route per path", async () => {
-  const run = await render({ ...MINIMAL, ingress: { ...ingress, kind: "Route" } });
+  const run = await render({ ...MINIMAL, ingress: { ...ingress, className: undefined, kind: "Route" } });
   const routes = run.ofType("kubernetes:route.openshift.io/v1:Route");
   expect(routes.map((r) => [r.inputs.spec.path, r.inputs.spec.to.name])).toEqual([
     ["/pulp/content/", "pulp-content"],
@@ -76,15 +78,18 @@ test("another ingress class gets only the user's annotations; a Route, the route
     await render({ ...MINIMAL, ingress: { ...ingress, className: "traefik", annotations } })
   ).ofType(INGRESS);
   expect(ing.inputs.metadata.annotations).toEqual(annotations);
-  const routes = (await render({ ...MINIMAL, ingress: { ...ingress, kind: "Route" } })).ofType(
-    "kubernetes:route.openshift.io/v1:Route",
-  );
+  const routes = (
+    await render({ ...MINIMAL, ingress: { ...ingress, className: undefined, kind: "Route" } })
+  ).ofType("kubernetes:route.openshift.io/v1:Route");
   for (const route of routes) {
     expect(route.inputs.metadata.annotations).toEqual({ "haproxy.router.openshift.io/timeout": "600s" });
   }
   const shorter = { "haproxy.router.openshift.io/timeout": "180s" };
   const own = (
-    await render({ ...MINIMAL, ingress: { ...ingress, kind: "Route", annotations: shorter } })
+    await render({
+      ...MINIMAL,
+      ingress: { ...ingress, className: undefined, kind: "Route", annotations: shorter },
+    })
   ).ofType("kubernetes:route.openshift.io/v1:Route");
   for (const route of own) expect(route.inputs.metadata.annotations).toEqual(shorter);
 });
@@ -94,7 +99,7 @@ const ROLE = "kubernetes:rbac.authorization.k8s.io/v1:Role";
 const ROLE_BINDING = "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding";
 
 test("a Route with its own certificate: the router reads that Secret, and only it, before any Route is admitted", async () => {
-  const run = await render({ ...MINIMAL, ingress: { ...ingress, kind: "Route" } });
+  const run = await render({ ...MINIMAL, ingress: { ...ingress, className: undefined, kind: "Route" } });
   const [role] = run.ofType(ROLE);
   expect(role.inputs.metadata.name).toBe("pulp-router-certificate");
   expect(role.inputs.rules).toEqual([
@@ -123,7 +128,10 @@ test("a Route with its own certificate: the router reads that Secret, and only i
 });
 
 test("a Route without a certificate of its own uses the router's, and grants nothing", async () => {
-  const run = await render({ ...MINIMAL, ingress: { ...ingress, tlsSecretName: undefined, kind: "Route" } });
+  const run = await render({
+    ...MINIMAL,
+    ingress: { ...ingress, className: undefined, tlsSecretName: undefined, kind: "Route" },
+  });
   for (const route of run.ofType(ROUTE)) {
     expect(route.inputs.spec.tls).toEqual({ termination: "edge", insecureEdgeTerminationPolicy: "Redirect" });
   }
@@ -132,10 +140,27 @@ test("a Route without a certificate of its own uses the router's, and grants not
 });
 
 test("routerAccess false (someone else grants it, as the delivery stack does): the Routes name the Secret, no Role", async () => {
-  const run = await render({ ...MINIMAL, ingress: { ...ingress, kind: "Route", routerAccess: false } });
+  const run = await render({
+    ...MINIMAL,
+    ingress: { ...ingress, className: undefined, kind: "Route", routerAccess: false },
+  });
   for (const route of run.ofType(ROUTE)) {
     expect(route.inputs.spec.tls.externalCertificate).toEqual({ name: "pulp-tls" });
   }
   expect(run.ofType(ROLE)).toEqual([]);
   expect(run.ofType(ROLE_BINDING)).toEqual([]);
+});
+
+test("a class beside kind Route is refused, with the command that removes it: Routes have no class", () => {
+  let message = "";
+  try {
+    parseConfig({ ...MINIMAL, ingress: { ...ingress, kind: "Route" } }, new Set());
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    message = e.message;
+  }
+  expect(message).toContain("pulp:ingress.className: names an ingress class");
+  expect(message).toContain("fix:   pulumi config rm --path 'pulp:ingress.className'");
+  // The same class with kind Ingress is what it is for.
+  expect(() => parseConfig({ ...MINIMAL, ingress }, new Set())).not.toThrow();
 });
