@@ -10,6 +10,7 @@ import { kubectlTry } from "../harness";
 import { STATE } from "../local/environment";
 import { dropKey, newSigningKey, TestKey } from "./gpg";
 import type { LoadTarget } from "./load";
+import { localImages, releaseConfig } from "./stack";
 import { dropRelease, installRelease, ReleaseStack } from "./upgradeStack";
 
 interface FixtureSpec {
@@ -63,12 +64,33 @@ const namespaceUid = (namespace: string) => {
   return got.ok ? got.output.trim() : "";
 };
 
+/**
+ * releaseConfig's pods with CPU requests of 10m (its own are 50m). Made ahead, these installs wait beside
+ * lane b's restore suite: at 50m the two held 800m of the node's 2 cores, and a CDI importer pod (100m) of
+ * the restore could not be scheduled (a rehearsal, 2026-11-29). Requests only place pods; the CPU is
+ * shared as before.
+ */
+function lightRequests(spec: FixtureSpec): Record<string, unknown> {
+  const base = releaseConfig(spec.stack.namespace, spec.stack.database, spec.release);
+  const pod = { requests: { cpu: "10m", memory: "256Mi" }, limits: { memory: "1Gi" } };
+  const small = { requests: { cpu: "10m", memory: "64Mi" }, limits: { memory: "512Mi" } };
+  const light = (key: string, resources: object) => ({ ...(base[key] as object), resources });
+  return {
+    api: light("api", pod),
+    content: light("content", pod),
+    worker: light("worker", pod),
+    web: light("web", small),
+    redis: { enabled: true, image: localImages().redis, resources: small },
+  };
+}
+
 async function install(name: FixtureName): Promise<ReleaseFixture> {
   const spec: FixtureSpec = RELEASE_FIXTURES[name];
   const signingKey = spec.signing && newSigningKey(spec.signing.uid);
   try {
     const { target, seconds } = await installRelease(spec.stack, spec.release, {
       signing: signingKey && spec.signing && { key: signingKey.secretKey, service: spec.signing.service },
+      config: lightRequests(spec),
     });
     return { target, seconds, signingKey };
   } catch (e) {
