@@ -309,6 +309,19 @@ export function diagnose(s: Snapshot): Finding[] {
     }
   }
 
+  if (s.pooler && s.pooler.readyInstances < s.pooler.instances) {
+    const p = s.pooler;
+    const none = p.readyInstances === 0;
+    add({
+      severity: none ? "problem" : "warning",
+      subject: `pooler/${p.name}`,
+      what: none
+        ? "no pooler pod is ready: Pulp's processes connect through it, so they cannot reach the database"
+        : `${p.readyInstances} of ${p.instances} pooler pods are ready`,
+      fix: `kubectl get pods -l cnpg.io/poolerName=${p.name} ${ns}; kubectl logs -l cnpg.io/poolerName=${p.name} ${ns}`,
+    });
+  }
+
   for (const pvc of s.pvcs) {
     if (pvc.phase !== "Pending") continue;
     add({

@@ -38,6 +38,10 @@ export function collect(kube: Kube, namespace: string, instance: string, now = n
     accessModes: p.spec?.accessModes ?? [],
   }));
   const clusters = optionalList(kube, "clusters.postgresql.cnpg.io", namespace, selector);
+  const poolers = optionalList(kube, "poolers.postgresql.cnpg.io", namespace, selector);
+  // The operator names the pooler's Deployment after the Pooler (pkg/specs/pgbouncer/deployments.go).
+  const poolerDeployment =
+    poolers[0] && getJson(kube, ["deployment", poolers[0].metadata.name, "-n", namespace]);
   const dataVolumes = optionalList(kube, "datavolumes.cdi.kubevirt.io", namespace, selector).map(
     dataVolumeState,
   );
@@ -73,6 +77,11 @@ export function collect(kube: Kube, namespace: string, instance: string, now = n
       phaseReason: clusters[0].status?.phaseReason,
       instances: clusters[0].spec?.instances ?? 1,
       readyInstances: clusters[0].status?.readyInstances ?? 0,
+    },
+    pooler: poolers[0] && {
+      name: poolers[0].metadata.name,
+      instances: poolers[0].spec?.instances ?? 1,
+      readyInstances: poolerDeployment?.status?.readyReplicas ?? 0,
     },
     dataVolumes,
     backup: cronJob && {

@@ -1,7 +1,7 @@
 // pulp-doctor [-n namespace] [--instance name] [-o json] [--kubeconfig file]
 // Looks at a live Pulp install and says what is wrong and what to run: Pulp's own status, crash loops and
 // why, pods no node takes, volume attach and mount failures, stalled rollouts, the migration Job, the
-// database cluster, CDI imports, unbound volumes and the backups' age. Exit 0: nothing found; 2: problems
+// database cluster and its pooler, CDI imports, unbound volumes and the backups' age. Exit 0: nothing found; 2: problems
 // or warnings (for scripts and CI); 1: the doctor could not look (one line says why).
 import { runMain, wantsHelp } from "../cli";
 import { resolveKube, ToolError } from "../kube";

@@ -27,6 +27,8 @@ export function render(s: Snapshot, findings: Finding[]): string {
     lines.push(
       `  database cluster ${s.database.name}: ${s.database.phase} (${s.database.readyInstances}/${s.database.instances} ready)`,
     );
+  if (s.pooler)
+    lines.push(`  database pooler ${s.pooler.name}: ${s.pooler.readyInstances}/${s.pooler.instances} ready`);
   if (findings.length === 0) {
     lines.push("", "No problems found.");
     return lines.join("\n");

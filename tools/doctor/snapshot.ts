@@ -71,6 +71,13 @@ export interface DatabaseClusterState {
   readyInstances: number;
 }
 
+/** The CloudNativePG Pooler in front of the database (database.cloudnativepg.pooler), and its Deployment. */
+export interface PoolerState {
+  name: string;
+  instances: number;
+  readyInstances: number;
+}
+
 export interface DataVolumeState {
   name: string;
   phase: string;
@@ -128,6 +135,7 @@ export interface Snapshot {
   events: EventSummary[];
   pvcs: PvcState[];
   database?: DatabaseClusterState;
+  pooler?: PoolerState;
   dataVolumes: DataVolumeState[];
   backup?: BackupState;
 }

@@ -457,6 +457,21 @@ test("the database cluster: not healthy is a problem, fewer ready instances a wa
   });
 });
 
+test("the database pooler: no ready pod is a problem (Pulp goes through it), fewer than asked a warning", () => {
+  const s = healthy();
+  s.pooler = { name: "pulp-db-pooler", instances: 2, readyInstances: 2 };
+  expect(diagnose(s)).toEqual([]);
+  s.pooler = { ...s.pooler, readyInstances: 1 };
+  expect(brief(diagnose(s))).toEqual(["warning pooler/pulp-db-pooler"]);
+  s.pooler = { ...s.pooler, readyInstances: 0 };
+  expect(diagnose(s)[0]).toMatchObject({
+    severity: "problem",
+    subject: "pooler/pulp-db-pooler",
+    what: expect.stringContaining("cannot reach the database"),
+    fix: expect.stringContaining("kubectl get pods -l cnpg.io/poolerName=pulp-db-pooler"),
+  });
+});
+
 test("volumes and CDI imports: an unbound claim, a failed import, an importer that restarts", () => {
   const s = healthy();
   s.pvcs.push({
