@@ -597,6 +597,13 @@ const externalDatabase = z.strictObject({
   version: wholeNumber(9, 99).optional(),
 });
 
+/** A server's settings by name (PostgreSQL's, PgBouncer's): values as YAML gives them, kept as strings. */
+const serverSettings = (nameProblem: (name: string) => string | undefined) =>
+  z.record(
+    formatted(nameProblem),
+    z.union([z.string(), z.number(), z.boolean()]).transform((value) => String(value)),
+  );
+
 /**
  * CloudNativePG's Pooler (PgBouncer) in front of the primary, in session mode: Pulp's api, content apps,
  * workers and migration Job connect to it; backups, restores and the task-queue scaler go to the primary.
@@ -610,12 +617,7 @@ const cloudNativePgPooler = z.strictObject({
     limits: { memory: "256Mi" },
   }),
   /** PgBouncer settings, over the program's defaults (pooler.ts POOLER_DEFAULTS). */
-  parameters: z
-    .record(
-      formatted(poolerParameterNameProblem),
-      z.union([z.string(), z.number(), z.boolean()]).transform((value) => String(value)),
-    )
-    .optional(),
+  parameters: serverSettings(poolerParameterNameProblem).optional(),
 });
 
 const cloudNativePg = z.strictObject({
@@ -638,12 +640,7 @@ const cloudNativePg = z.strictObject({
    * shared_buffers) restarts the instances, replicas first, then the primary (by switchover when there is
    * a replica; with one instance, a short outage that Pulp rides out).
    */
-  parameters: z
-    .record(
-      formatted(parameterNameProblem),
-      z.union([z.string(), z.number(), z.boolean()]).transform((value) => String(value)),
-    )
-    .optional(), // unset stays out of the config the backups record, as before the key existed
+  parameters: serverSettings(parameterNameProblem).optional(), // unset stays out of the config the backups record, as before the key existed
   pooler: cloudNativePgPooler.optional(),
 });
 
