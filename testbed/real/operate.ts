@@ -65,6 +65,26 @@ export function lastJsonLine(run: ToolRun): any {
 }
 
 /**
+ * Python for pulpShell that defines `connection` (Django's), `s` (its settings), `base` (libpq's parameters
+ * from them) and `attempt(**changes)`: a connection with those parameters changed, "connected" or libpq's
+ * error. What a test changes (another CA, an address for the name) says whether the server is verified.
+ */
+export const PULP_LIBPQ = `
+import json, socket
+from django.db import connection
+import psycopg
+s = connection.settings_dict
+base = dict(host=s["HOST"], port=s["PORT"], dbname=s["NAME"], user=s["USER"], password=s["PASSWORD"],
+            sslmode=s["OPTIONS"]["sslmode"], sslrootcert=s["OPTIONS"]["sslrootcert"], connect_timeout=5)
+def attempt(**changes):
+    try:
+        psycopg.connect(**{**base, **changes}).close()
+        return "connected"
+    except psycopg.OperationalError as e:
+        return str(e)
+`;
+
+/**
  * Runs Python in a running api pod of `instance` with `pulpcore-manager shell` (the settings as the pod
  * reads them); returns only what `code` prints.
  */

@@ -12,7 +12,7 @@ import { distributeFile, get, podReport } from "../../../testbed/real/clients";
 import { switchover } from "../../../testbed/real/cnpg";
 import type { LoadTarget } from "../../../testbed/real/load";
 import { underLoad } from "../../../testbed/real/loadTarget";
-import { pulpShell } from "../../../testbed/real/operate";
+import { PULP_LIBPQ, pulpShell } from "../../../testbed/real/operate";
 import { ONE_POD_EACH } from "../../../testbed/real/stack";
 import { dropRelease, installRelease, ReleaseStack } from "../../../testbed/real/upgradeStack";
 
@@ -80,11 +80,10 @@ function pgbouncerShow(what: string): Record<string, string>[] {
   return rows.map((row) => Object.fromEntries(header.map((name, i) => [name, row[i]])));
 }
 
-/** The primary's pod IP and the client addresses of Pulp's sessions there (database pulp, user pulp). */
-function pulpSessionsOnPrimary(): { primary: string; primaryIp: string; clients: string[] } {
+/** The primary, and the client addresses of Pulp's sessions there (database pulp, user pulp). */
+function pulpSessionsOnPrimary(): { primary: string; clients: string[] } {
   const cluster = JSON.parse(kubectl(["get", "cluster", CLUSTER, "-n", NS, "-o", "json"]));
   const primary: string = cluster.status.currentPrimary;
-  const primaryIp = JSON.parse(kubectl(["get", "pod", primary, "-n", NS, "-o", "json"])).status.podIP;
   const out = kubectl([
     "exec",
     "-n",
@@ -100,27 +99,15 @@ function pulpSessionsOnPrimary(): { primary: string; primaryIp: string; clients:
     "-c",
     "SELECT DISTINCT host(client_addr) FROM pg_stat_activity WHERE datname = 'pulp' AND usename = 'pulp'",
   ]).trim();
-  return { primary, primaryIp, clients: out ? out.split("\n").sort() : [] };
+  return { primary, clients: out ? out.split("\n").sort() : [] };
 }
 
 // What the api pod runs: Pulp's own connection (host, TLS), then libpq with Pulp's settings but the
 // pooler by its address, which is not in the certificate: refused if the name is really verified.
-const POOLED_TLS_CHECK = `
-import json, socket
-from django.db import connection
-import psycopg
+const POOLED_TLS_CHECK = `${PULP_LIBPQ}
 with connection.cursor() as cursor:
     cursor.execute("SELECT host(inet_client_addr())")
     seen_from = cursor.fetchone()[0]
-s = connection.settings_dict
-base = dict(host=s["HOST"], port=s["PORT"], dbname=s["NAME"], user=s["USER"], password=s["PASSWORD"],
-            sslmode=s["OPTIONS"]["sslmode"], sslrootcert=s["OPTIONS"]["sslrootcert"], connect_timeout=5)
-def attempt(**changes):
-    try:
-        psycopg.connect(**{**base, **changes}).close()
-        return "connected"
-    except psycopg.OperationalError as e:
-        return str(e)
 print(json.dumps({
     "host": s["HOST"],
     "sslmode": base["sslmode"],

@@ -35,7 +35,7 @@ import { ensureCnpgOperator, hibernate, wake } from "../../../testbed/real/cnpg"
 import { serveFilesOverHttps } from "../../../testbed/real/httpsFiles";
 import { dropKey, newSigningKey, verifies } from "../../../testbed/real/gpg";
 import { GROUPS, PEOPLE, startDirectory } from "../../../testbed/real/ldap";
-import { doctor, pulpShell } from "../../../testbed/real/operate";
+import { doctor, PULP_LIBPQ, pulpShell } from "../../../testbed/real/operate";
 import { busyboxArchive, importImages, ONE_POD_EACH } from "../../../testbed/real/stack";
 import { ensureTls } from "../../../testbed/tls/selfSigned";
 
@@ -126,24 +126,12 @@ test("a fresh `pulumi up` brings up Pulp on the real node, and `pulp status` is 
 
 // What the api pod runs: its own connection's TLS state, then libpq with Pulp's own settings but another
 // CA, and by address rather than name: each must be refused if the server is really verified.
-const DATABASE_TLS_CHECK = `
-import json, socket
-from django.db import connection
-import psycopg
+const DATABASE_TLS_CHECK = `${PULP_LIBPQ}
 with connection.cursor() as cursor:
     cursor.execute("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
     ssl = cursor.fetchone()[0]
     cursor.execute("SELECT name, setting || coalesce(unit, '') FROM pg_settings WHERE name IN ('max_connections', 'work_mem')")
     settings = dict(cursor.fetchall())
-s = connection.settings_dict
-base = dict(host=s["HOST"], port=s["PORT"], dbname=s["NAME"], user=s["USER"], password=s["PASSWORD"],
-            sslmode=s["OPTIONS"]["sslmode"], sslrootcert=s["OPTIONS"]["sslrootcert"], connect_timeout=5)
-def attempt(**changes):
-    try:
-        psycopg.connect(**{**base, **changes}).close()
-        return "connected"
-    except psycopg.OperationalError as e:
-        return str(e)
 print(json.dumps({
     "ssl": ssl,
     "settings": settings,
