@@ -51,6 +51,66 @@ export function kubectlTry(args: string[], input?: string): { ok: boolean; outpu
   return { ok: r.status === 0, output: `${r.stdout}${r.stderr}` };
 }
 
+export interface ToolRun {
+  /** The exit code; null when it was killed (see `error`). */
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  seconds: number;
+  /** Why it did not exit by itself: a timeout or a failure to start, in words. */
+  error?: string;
+}
+
+/**
+ * One of the shipped tools (tools/<name>/main.ts: stack, backup, doctor, convert) as a person runs it from
+ * a checkout, with the bed's kubectl and `env`. Loaded as the programs are (program/typescript.js, whose
+ * cache keeps repeated runs cheap: the kwok suite runs at nice 19 beside real Pulp, where a ts-node start
+ * took minutes). A run past `timeoutMs` is killed and says so in `error`.
+ */
+export function shippedTool(
+  name: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): ToolRun {
+  const started = Date.now();
+  const timeoutMs = options.timeoutMs ?? 10 * 60 * 1000;
+  const r = spawnSync(
+    process.execPath,
+    [
+      "--require",
+      path.join(REPO, "program/typescript.js"),
+      path.join(REPO, "tools", name, "main.ts"),
+      ...args,
+    ],
+    {
+      cwd: REPO,
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+      env: {
+        ...process.env,
+        KUBECONFIG,
+        PULP_KUBECTL: path.join(BIN, "kubectl"),
+        PATH: `${BIN}:${process.env.PATH}`,
+        ...options.env,
+      },
+      timeout: timeoutMs,
+    },
+  );
+  const seconds = (Date.now() - started) / 1000;
+  const error = r.error
+    ? `${name}: ${r.error.message}`
+    : r.signal
+      ? `${name} ${args.join(" ")}: killed by ${r.signal} after ${seconds.toFixed(0)} s (timeout ${timeoutMs / 1000} s)`
+      : undefined;
+  return {
+    code: r.status,
+    stdout: r.stdout ?? "",
+    stderr: r.stderr ?? "",
+    seconds,
+    ...(error ? { error } : {}),
+  };
+}
+
 /**
  * Polls `done` until it holds; fails after `seconds`, naming `what` and, when given, what `detail()`
  * says of the state at that moment.

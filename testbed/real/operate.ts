@@ -1,9 +1,8 @@
 // What an operator of a real install runs beside it: the backup tool and the doctor as a person runs them,
 // and Python in an api pod's own Pulp.
-import { spawnSync } from "child_process";
 import * as path from "path";
-import { items, kubectl } from "../harness";
-import { KUBECONFIG, pulumiEnv, REPO, toolchainBin } from "../local/environment";
+import { items, kubectl, shippedTool } from "../harness";
+import { pulumiEnv, toolchainBin } from "../local/environment";
 
 export interface ToolRun {
   ok: boolean;
@@ -14,24 +13,10 @@ export interface ToolRun {
 
 /** `npm run backup -- <command> -n <namespace>` with the bed's kubectl and pulumi. */
 export function backupTool(namespace: string, ...command: string[]): ToolRun {
-  const bin = toolchainBin();
-  const started = Date.now();
-  const r = spawnSync(
-    "npx",
-    ["--no-install", "ts-node", "-T", "tools/backup/main.ts", ...command, "-n", namespace],
-    {
-      cwd: REPO,
-      encoding: "utf8",
-      env: {
-        ...pulumiEnv(),
-        KUBECONFIG,
-        PULP_KUBECTL: path.join(bin, "kubectl"),
-        PULP_PULUMI: path.join(bin, "pulumi"),
-      },
-      timeout: 10 * 60 * 1000,
-    },
-  );
-  return { ok: r.status === 0, stdout: r.stdout, stderr: r.stderr, seconds: (Date.now() - started) / 1000 };
+  const r = shippedTool("backup", [...command, "-n", namespace], {
+    env: { ...pulumiEnv(), PULP_PULUMI: path.join(toolchainBin(), "pulumi") },
+  });
+  return { ok: r.code === 0, stdout: r.stdout, stderr: `${r.stderr}${r.error ?? ""}`, seconds: r.seconds };
 }
 
 /** `npm run doctor -- -n <namespace> -o json` with the bed's kubectl: its exit code and its findings. */
@@ -42,20 +27,16 @@ export function doctor(namespace: string): {
   tasks: { ok: boolean; queue?: Record<string, number | null>; error?: string };
   stderr: string;
 } {
-  const r = spawnSync(
-    "npx",
-    ["--no-install", "ts-node", "-T", "tools/doctor/main.ts", "-n", namespace, "-o", "json"],
-    {
-      cwd: REPO,
-      encoding: "utf8",
-      env: { ...process.env, KUBECONFIG, PULP_KUBECTL: path.join(toolchainBin(), "kubectl") },
-      timeout: 2 * 60 * 1000,
-    },
-  );
+  const r = shippedTool("doctor", ["-n", namespace, "-o", "json"], { timeoutMs: 2 * 60 * 1000 });
   const report = r.stdout.trim()
     ? JSON.parse(r.stdout)
     : { findings: [], snapshot: { tasks: { ok: false } } };
-  return { code: r.status, findings: report.findings, tasks: report.snapshot.tasks, stderr: r.stderr };
+  return {
+    code: r.code,
+    findings: report.findings,
+    tasks: report.snapshot.tasks,
+    stderr: `${r.stderr}${r.error ?? ""}`,
+  };
 }
 
 /** The JSON line a backup tool command prints last (`now`: the backup's id and sizes). */

@@ -19,8 +19,9 @@ import {
   mustPulumi,
   pulumi,
   setSecrets,
+  shippedTool,
 } from "../../../testbed/harness";
-import { KUBECONFIG, REPO, STATE, toolchainBin } from "../../../testbed/local/environment";
+import { KUBECONFIG, STATE } from "../../../testbed/local/environment";
 import { get, pullLayers, pulpCli, registryToken, sha256, skopeoCopy } from "../../../testbed/real/clients";
 import { prepareLoadTarget, underLoad } from "../../../testbed/real/loadTarget";
 import { LoadRecord } from "../../../testbed/real/loadReport";
@@ -61,17 +62,13 @@ function convert(): {
   secrets: Record<string, { secret: string; key: string }>;
   notes: { field: string; text: string }[];
 } {
-  const r = spawnSync(
-    path.join(REPO, "node_modules/.bin/ts-node"),
-    ["-T", "tools/convert/main.ts", "-n", NS, "--name", CR, "-o", "json", "--kubeconfig", KUBECONFIG],
-    {
-      cwd: REPO,
-      encoding: "utf8",
-      env: { ...process.env, PATH: `${toolchainBin()}:${process.env.PATH}` },
-    },
-  );
+  const r = shippedTool("convert", ["-n", NS, "--name", CR, "-o", "json", "--kubeconfig", KUBECONFIG]);
   // 0: the config passes as it is; 2 would list what it still needs.
-  expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
+  expect({ status: r.code, stderr: r.stderr, error: r.error }).toEqual({
+    status: 0,
+    stderr: "",
+    error: undefined,
+  });
   return JSON.parse(r.stdout);
 }
 
