@@ -13,6 +13,13 @@ export interface ProxyRuntime {
   noProxy: string;
 }
 
+export const METADATA_HOSTS = [
+  "169.254.169.254",
+  "169.254.170.23",
+  "fd00:ec2::254",
+  "metadata.google.internal",
+];
+
 /** The names NO_PROXY lists: loopback, Pulp's own Services, every Service's longer names, then the user's. */
 export function noProxyList(args: {
   identity: Identity;
@@ -36,6 +43,10 @@ export function noProxyList(args: {
       ".svc",
       ".cluster.local",
       "kubernetes.default",
+      // The node's metadata services, where a pod's cloud identity comes from (AWS IMDS and EKS Pod Identity,
+      // GKE's metadata server, Azure IMDS): link-local, never behind a proxy. botocore and google-auth honour
+      // the proxy variables, so without these a keyless identity fails once a proxy is set.
+      ...METADATA_HOSTS,
       ...args.extra,
     ]),
   ];

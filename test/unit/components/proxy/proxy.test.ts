@@ -48,6 +48,10 @@ test("NO_PROXY: loopback, Pulp's Services by their short names, the database, ev
     ".svc",
     ".cluster.local",
     "kubernetes.default",
+    "169.254.169.254",
+    "169.254.170.23",
+    "fd00:ec2::254",
+    "metadata.google.internal",
     ".corp.example",
     "10.0.0.0/8",
   ]);
