@@ -282,6 +282,7 @@ export class Pulp extends pulumi.ComponentResource {
         storage: config.storage,
         s3SecretAccessKey: supplied.s3SecretAccessKey,
         azureAccountKey: supplied.azureAccountKey,
+        gcsCredentials: supplied.gcsCredentials,
       },
       child,
     );
@@ -301,7 +302,7 @@ export class Pulp extends pulumi.ComponentResource {
               identity,
               namespace: config.namespace,
               databaseHost: database.settings.host,
-              storageEndpoint: (config.storage.s3 ?? config.storage.azure)?.endpointUrl,
+              storageEndpoint: (config.storage.s3 ?? config.storage.azure ?? config.storage.gcs)?.endpointUrl,
               extra: config.proxy.noProxy,
             }),
           },
@@ -357,6 +358,7 @@ export class Pulp extends pulumi.ComponentResource {
           database: database.settings,
           s3: config.storage.s3,
           azure: config.storage.azure,
+          gcs: config.storage.gcs && { ...config.storage.gcs, keyed: storage.gcs?.key !== undefined },
           redis: parts.redis ? { host: redisHost(identity), port: REDIS_PORT } : undefined,
           cacheEnabled: config.cacheEnabled,
           workerType: config.workerType,
@@ -378,6 +380,7 @@ export class Pulp extends pulumi.ComponentResource {
       database: database.settings,
       s3SecretKey: storage.s3SecretKey,
       azureConnection: storage.azureConnection,
+      gcs: storage.gcs,
       tokenKeysSecret: secrets.tokenKeysSecret,
       dataVolume: storage.volume,
       apiRoot: config.apiRoot,
@@ -478,7 +481,9 @@ export class Pulp extends pulumi.ComponentResource {
                   }
                 : config.storage.azure
                   ? { kind: "azure", ...config.storage.azure, connection: storage.azureConnection! }
-                  : { kind: "pvc" },
+                  : config.storage.gcs
+                    ? { kind: "gcs", ...config.storage.gcs, runtime: storage.gcs! }
+                    : { kind: "pvc" },
               done: restoring.done,
               keys: secrets,
               podDefaults: everyPod,
@@ -622,14 +627,21 @@ export class Pulp extends pulumi.ComponentResource {
     // that come from the stack config. One-way hashes, so they need not stay secret.
     const configHash = pulumi.unsecret(
       pulumi
-        .all([supplied.databasePassword, supplied.s3SecretAccessKey, supplied.azureAccountKey])
-        .apply(([db, s3, azure]) =>
+        .all([
+          supplied.databasePassword,
+          supplied.s3SecretAccessKey,
+          supplied.azureAccountKey,
+          supplied.gcsCredentials,
+        ])
+        .apply(([db, s3, azure, gcs]) =>
           contentHash({
             settings: this.settings.hash,
             db: db && contentHash(db),
             s3: s3 && contentHash(s3),
             // Only when set, so an install without them keeps its hash (and does not roll).
             ...(azure ? { azure: contentHash(azure) } : {}),
+            // google-auth reads the key file once per process: a new key rolls the pods.
+            ...(gcs ? { gcs: contentHash(gcs) } : {}),
             ...(trust?.hash ? { trustedCa: trust.hash } : {}),
             // The proxy's URLs reach the pods from a Secret, read when a container starts.
             ...(config.proxy ? { proxy: contentHash(config.proxy) } : {}),
@@ -806,6 +818,7 @@ export class Pulp extends pulumi.ComponentResource {
       ...(secrets.tokenKeysSecret ? { containerAuth: secrets.tokenKeysSecret } : {}),
       ...(storage.s3SecretKey ? { s3: storage.s3SecretKey.name } : {}),
       ...(storage.azureConnection ? { azure: storage.azureConnection.name } : {}),
+      ...(storage.gcs?.key ? { gcs: storage.gcs.key.name } : {}),
     };
     this.rolledOut = pulumi
       .all(PULP_PROCESSES.map((p) => this.workloads[p]!.rolledOut.metadata.name))

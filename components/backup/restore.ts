@@ -10,6 +10,7 @@ import { fixedName, Identity, labels, runningLabels } from "../common/labels";
 import { PodDefaults, restricted } from "../workload/podSecurity";
 import { PACKAGE_OF, WAYPOINTS } from "../upgrade/migrations";
 import { PULP_PYTHON } from "../workload/pulpProcess";
+import { gcsEnv, gcsMounts, GcsRuntime, gcsVolumes } from "../storage/gcs";
 import {
   BackupKeys,
   DUMP_COLUMNS_SCRIPT,
@@ -77,6 +78,13 @@ export type ArtifactTarget =
       location?: string;
       /** The connection string with the account's key (storage/artifactStorage.ts). */
       connection: SecretKeyRef;
+    }
+  | {
+      kind: "gcs";
+      bucket: string;
+      location?: string;
+      /** The key (rules.ts refuses a restore without one) and the endpoint, as the pods get them. */
+      runtime: GcsRuntime;
     };
 
 export interface RestoreArgs extends InstallData {
@@ -148,6 +156,7 @@ export class RestoreCheck extends pulumi.ComponentResource {
     );
     const s3 = args.target.kind === "s3" ? args.target : undefined;
     const azure = args.target.kind === "azure" ? args.target : undefined;
+    const gcs = args.target.kind === "gcs" ? args.target : undefined;
     const keys = isOperatorBackup(args.backup);
     const podLabels = runningLabels(args.identity, "backup");
     this.job = new k8s.batch.v1.Job(
@@ -181,7 +190,7 @@ export class RestoreCheck extends pulumi.ComponentResource {
                   env: [
                     { name: "BACKUP_DIR", value: `/backups/${args.backup}` },
                     { name: "RESTORE_RULES", value: JSON.stringify(restoreRules()) },
-                    { name: "TARGET_STORAGE", value: storageName({ s3, azure }) },
+                    { name: "TARGET_STORAGE", value: storageName({ s3, azure, gcs }) },
                     ...(keys
                       ? [
                           { name: "KEYS_DIR", value: "/run/keys" },
@@ -209,12 +218,14 @@ export class RestoreCheck extends pulumi.ComponentResource {
                           },
                         ]
                       : []),
+                    ...gcsEnv(gcs?.runtime),
                   ],
                   volumeMounts: [
                     { name: "backups", mountPath: "/backups", readOnly: true },
                     { name: "script", mountPath: "/opt/restore", readOnly: true },
                     { name: "tmp", mountPath: "/tmp" },
                     ...(keys ? [{ name: "keys", mountPath: "/run/keys", readOnly: true }] : []),
+                    ...gcsMounts(gcs?.runtime),
                   ],
                   // One listing page (1,000 keys) at a time, merged with the sorted list as it streams.
                   resources: {
@@ -230,6 +241,7 @@ export class RestoreCheck extends pulumi.ComponentResource {
                 ...(keys
                   ? [{ name: "keys", projected: { sources: keyProjection(args.keys), defaultMode: 0o440 } }]
                   : []),
+                ...gcsVolumes(gcs?.runtime),
               ],
             }),
           },

@@ -23,9 +23,11 @@ storage only, complete, and made with the keys this install runs with (KEYS_DIR:
 from the stack config, and a PulpBackup's are in its files).
 
 An Azure Blob container (azure://<account>/<container>[/<location>]) is checked as a bucket is, through
-azure-storage-blob (Pulp's own Azure dependency).
+azure-storage-blob (Pulp's own Azure dependency); a Google Cloud Storage bucket (gs://<bucket>[/<location>])
+through google-cloud-storage (Pulp's own Google dependency), with the key GOOGLE_APPLICATION_CREDENTIALS
+names and the endpoint API_ENDPOINT_OVERRIDE names, when set.
 
-Env: BACKUP_DIR; RESTORE_RULES (JSON: packages, waypoints); KEYS_DIR and PULP_BACKUP_KEYS (JSON: keyFile, file, key; PulpBackups); TARGET_STORAGE ("pvc", "s3://<bucket>" or "azure://...", backup.ts storageName); for s3 S3_ENDPOINT_URL
+Env: BACKUP_DIR; RESTORE_RULES (JSON: packages, waypoints); KEYS_DIR and PULP_BACKUP_KEYS (JSON: keyFile, file, key; PulpBackups); TARGET_STORAGE ("pvc", "s3://<bucket>", "azure://..." or "gs://...", backup.ts storageName); for s3 S3_ENDPOINT_URL
 and S3_REGION (may be empty), AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY; for azure AZURE_CONNECTION_STRING.
 """
 
@@ -99,7 +101,7 @@ def backup_storage(backup_dir: str, manifest: dict) -> str:
     """ "pvc", "s3://<bucket>" or "azure://...". Backups before format 2's storage names wrote "s3 (not in the
     backup: ...)": their bucket is in the config they were taken with."""
     storage = manifest.get("artifacts", {}).get("storage", "")
-    if storage == "pvc" or storage.startswith("s3://") or storage.startswith("azure://"):
+    if storage == "pvc" or storage.startswith(("s3://", "azure://", "gs://")):
         return storage
     if storage.startswith("s3"):
         with open(os.path.join(backup_dir, "config.json")) as f:
@@ -137,10 +139,29 @@ def container_keys(target: str, prefix: str):
         yield blob.name[len(root) :]
 
 
+def gcs_parts(name: str) -> tuple[str, str]:
+    """(bucket, location) of "gs://<bucket>[/<location>]"; location may be ""."""
+    bucket, _, location = name[len("gs://") :].partition("/")
+    return bucket, location
+
+
+def gcs_keys(target: str, prefix: str):
+    """Every object name under the prefix in the GCS bucket TARGET_STORAGE names, without its location, in
+    the service's order (lexicographic by UTF-8 bytes, as artifacts.list)."""
+    from google.cloud import storage
+
+    bucket, location = gcs_parts(target)
+    root = f"{location}/" if location else ""
+    for blob in storage.Client().list_blobs(bucket, prefix=root + prefix):
+        yield blob.name[len(root) :]
+
+
 def store_keys(target: str, prefix: str):
     """Every key under the prefix in the target's bucket or container."""
     if target.startswith("azure://"):
         return container_keys(target, prefix)
+    if target.startswith("gs://"):
+        return gcs_keys(target, prefix)
     return bucket_keys(target[len("s3://") :], prefix)
 
 
@@ -267,6 +288,8 @@ def copy_command(source: str, target: str) -> str:
     """How objects get from one store to another, as far as one command says it."""
     if source.startswith("s3://") and target.startswith("s3://"):
         return f"aws s3 sync {source} {target}"
+    if source.startswith("gs://") and target.startswith("gs://"):
+        return f"gcloud storage rsync --recursive {source} {target}"
     return f"azcopy, rclone or the stores' own tools, from {source} to {target}"
 
 
@@ -297,6 +320,13 @@ def main() -> None:
                 f"container: pulumi config set --path pulp:storage.azure.accountName {account} && "
                 f"pulumi config set --path pulp:storage.azure.container {container} (with the location and "
                 "endpointUrl of the install it was taken of, and pulp:azureAccountKey), then pulumi up"
+            )
+        elif source.startswith("gs://"):
+            bucket, location = gcs_parts(source)
+            how = (
+                f"bucket: pulumi config set --path pulp:storage.gcs.bucket {bucket}"
+                + (f" && pulumi config set --path pulp:storage.gcs.location {location}" if location else "")
+                + " (with pulp:gcsCredentials), then pulumi up"
             )
         else:
             how = (

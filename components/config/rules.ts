@@ -12,6 +12,7 @@ import {
 import { adminPasswordProblem } from "./strength";
 import {
   azureAccountKeyProblem,
+  gcsCredentialsProblem,
   fernetKeyProblem,
   nonEmptySecretProblem,
   signingKeyProblem,
@@ -28,6 +29,7 @@ export const SECRET_NAMES = [
   "databasePassword",
   "s3SecretAccessKey",
   "azureAccountKey",
+  "gcsCredentials",
   "backupS3SecretAccessKey",
   "restoreS3SecretAccessKey",
   "signingKey",
@@ -51,6 +53,7 @@ const SECRET_RULES: Record<SecretName, (value: string) => string | undefined> = 
   databasePassword: nonEmptySecretProblem,
   s3SecretAccessKey: nonEmptySecretProblem,
   azureAccountKey: azureAccountKeyProblem,
+  gcsCredentials: gcsCredentialsProblem,
   backupS3SecretAccessKey: nonEmptySecretProblem,
   restoreS3SecretAccessKey: nonEmptySecretProblem,
   signingKey: signingKeyProblem,
@@ -63,6 +66,8 @@ const SECRET_RULES: Record<SecretName, (value: string) => string | undefined> = 
  */
 export const SET_SIGNING_KEY =
   'gpg --armor --export-secret-keys "$SIGNING_KEY_ID" | pulumi config set --secret pulp:signingKey';
+/** The key file as gcloud writes it (`gcloud iam service-accounts keys create key.json --iam-account ...`). */
+export const SET_GCS_KEY = "pulumi config set --secret pulp:gcsCredentials < key.json";
 
 /**
  * The supplied secret values, each checked for the format and strength Pulp needs. The problems never
@@ -90,7 +95,9 @@ export function checkSecrets(values: Partial<Record<SecretName, string>>): Confi
         ? removeCommand(keyOf([name]))
         : name === "signingKey"
           ? SET_SIGNING_KEY
-          : secretSetCommand(keyOf([name])),
+          : name === "gcsCredentials"
+            ? SET_GCS_KEY
+            : secretSetCommand(keyOf([name])),
       ...(generated && name !== "dbFieldsEncryptionKey"
         ? { alternatives: [secretSetCommand(keyOf([name]))] }
         : {}),
@@ -232,8 +239,10 @@ export function checkRules(
   }
 
   // Storage: exactly one place for artifacts, and never RWO under several pods.
-  const { pvc, s3, azure } = config.storage;
-  const places = (["pvc", "s3", "azure"] as const).filter((place) => config.storage[place] !== undefined);
+  const { pvc, s3, azure, gcs } = config.storage;
+  const places = (["pvc", "s3", "azure", "gcs"] as const).filter(
+    (place) => config.storage[place] !== undefined,
+  );
   if (places.length > 1) {
     problems.push({
       key: keyOf(["storage"]),
@@ -254,6 +263,16 @@ export function checkRules(
   }
   if (!azure && suppliedSecrets.has("azureAccountKey")) {
     add(["azureAccountKey"], "is set, but pulp:storage.azure is not", removeCommand("pulp:azureAccountKey"));
+  }
+  if (!gcs && suppliedSecrets.has("gcsCredentials")) {
+    add(["gcsCredentials"], "is set, but pulp:storage.gcs is not", removeCommand("pulp:gcsCredentials"));
+  }
+  if (gcs?.signingServiceAccount && suppliedSecrets.has("gcsCredentials")) {
+    add(
+      ["storage", "gcs", "signingServiceAccount"],
+      "names who signs the redirects without a key, but pulp:gcsCredentials is a key: the redirects are signed with it",
+      removeCommand("pulp:storage.gcs.signingServiceAccount"),
+    );
   }
   if (pvc?.existingClaim) {
     // The claim is the user's: what it holds, and how, is its own spec's.
@@ -282,6 +301,14 @@ export function checkRules(
       ["storage", "s3", "accessKeyId"],
       "a restore into object storage reads the bucket with a static key, and none is set (a restore does not use pulp:serviceAccount yet)",
       setCommand("pulp:storage.s3.accessKeyId", "AKIAEXAMPLE"),
+    );
+  }
+  if (gcs && config.restore && !suppliedSecrets.has("gcsCredentials")) {
+    // As with S3: the restore's check Job reads the bucket with the key, not as the pods' identity.
+    add(
+      ["storage", "gcs"],
+      "a restore into object storage reads the bucket with a service account key, and pulp:gcsCredentials is not set (a restore does not use pulp:serviceAccount yet)",
+      SET_GCS_KEY,
     );
   }
   if (s3 && s3.accessKeyId === undefined && suppliedSecrets.has("s3SecretAccessKey")) {

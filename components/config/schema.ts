@@ -711,11 +711,54 @@ const azureStorage = z.strictObject({
   workingDirectorySize: size.default("20Gi"),
 });
 
+/**
+ * Google Cloud Storage (django-storages' GoogleCloudStorage, which the upstream images carry through
+ * pulpcore's `google` extra). Without a key the pods use Google's application default credentials (GKE
+ * Workload Identity: pulp:serviceAccount's `iam.gke.io/gcp-service-account` annotation), and the content
+ * app's redirects are signed by IAM signBlob. With `pulp:gcsCredentials` (a service account's JSON key) the
+ * pods read the key from a mounted file and sign the redirects with it.
+ */
+const gcsStorage = z.strictObject({
+  bucket: z.string().regex(/^(?=.{3,63}$)[a-z0-9][a-z0-9._-]*[a-z0-9]$/, {
+    error:
+      "must be a bucket name: 3 to 63 lowercase letters, digits, dots, hyphens and underscores, beginning and ending with a letter or digit",
+  }),
+  /** A folder in the bucket for Pulp's files; unset: its root. */
+  location: z
+    .string()
+    .regex(/^[^/\s]+(\/[^/\s]+)*$/, {
+      error: 'must be a path without a leading or trailing "/", such as "pulp/prod"',
+    })
+    .optional(),
+  /** The project the bucket is billed to; unset: the credentials' own. */
+  projectId: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, { error: 'must be a project ID such as "my-project-123"' })
+    .optional(),
+  /**
+   * Without a key: the service account that signs the redirects (IAM signBlob; it needs
+   * roles/iam.serviceAccountTokenCreator on itself). Unset: the one the pods' credentials name, as GKE
+   * Workload Identity's do.
+   */
+  signingServiceAccount: z
+    .email({ error: 'must be a service account\'s email such as "pulp@my-project.iam.gserviceaccount.com"' })
+    .optional(),
+  /**
+   * The JSON API's endpoint (a Private Service Connect endpoint, an emulator), which the redirects then
+   * name too. Unset: https://storage.googleapis.com. Reaches the pods as API_ENDPOINT_OVERRIDE, which
+   * google-cloud-storage reads.
+   */
+  endpointUrl: z.url({ error: 'must be a URL such as "https://storage-pulp.p.googleapis.com"' }).optional(),
+  /** As storage.s3's: the node disk each Pulp pod may fill with its working directory. */
+  workingDirectorySize: size.default("20Gi"),
+});
+
 const storageSchema = z
   .strictObject({
     pvc: pvcStorage.optional(),
     s3: s3Storage.optional(),
     azure: azureStorage.optional(),
+    gcs: gcsStorage.optional(),
     /**
      * Where the artifacts were before this config named another place (as the refusal prints it, such as
      * "claim pulp-artifacts" or "s3://pulp-artifacts"): set once every file or object was copied over, it

@@ -60,6 +60,31 @@ export function azureAccountKeyProblem(value: string): string | undefined {
   return "a storage account key as the portal or `az storage account keys list` shows it: 88 characters of base64";
 }
 
+/**
+ * A service account key as Google Cloud gives it (`gcloud iam service-accounts keys create`): JSON of type
+ * "service_account" with its email and private key, which google-auth reads from the mounted file.
+ */
+export function gcsCredentialsProblem(value: string): string | undefined {
+  const expected =
+    'a service account key file\'s JSON (type "service_account", with client_email and private_key), as `gcloud iam service-accounts keys create` writes it';
+  let key: unknown;
+  try {
+    key = JSON.parse(value);
+  } catch {
+    return `${expected}; the value is not JSON`;
+  }
+  const k = key as Record<string, unknown> | null;
+  if (!k || typeof k !== "object" || k.type !== "service_account")
+    return `${expected}; its "type" is not "service_account"`;
+  const missing = ["client_email", "private_key", "token_uri"].filter(
+    (f) => typeof k[f] !== "string" || !k[f],
+  );
+  if (missing.length) return `${expected}; it has no ${missing.join(", ")}`;
+  if (!/-----BEGIN (RSA )?PRIVATE KEY-----/.test(String(k.private_key)))
+    return `${expected}; its private_key is not a PEM key`;
+  return undefined;
+}
+
 /** Drops the `#` lines of the supplied key without showing it (`pulumi config set` reads a piped value). */
 export const DROP_FERNET_COMMENTS =
   "pulumi config get pulp:dbFieldsEncryptionKey | grep -v '^[[:space:]]*#' | pulumi config set --secret pulp:dbFieldsEncryptionKey";

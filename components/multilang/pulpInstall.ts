@@ -41,6 +41,8 @@ export interface PulpInstallArgs {
   s3SecretAccessKey?: pulumi.Input<string>;
   /** The Azure storage account's key (`pulp:azureAccountKey`), with `storage.azure`. */
   azureAccountKey?: pulumi.Input<string>;
+  /** A Google service account's JSON key (`pulp:gcsCredentials`), with `storage.gcs`; left out: the pods' identity. */
+  gcsCredentials?: pulumi.Input<string>;
   /** The S3 secret access key of the backups (`pulp:backupS3SecretAccessKey`), with `backup.s3`. */
   backupS3SecretAccessKey?: pulumi.Input<string>;
   /** The S3 secret access key to restore from (`pulp:restoreS3SecretAccessKey`), with `restore.s3`. */

@@ -44,6 +44,16 @@ export interface AzureSettings {
   location?: string;
 }
 
+/** Without a key the redirects are signed by IAM signBlob; a key (pulp:gcsCredentials) signs them itself. */
+export interface GcsSettings {
+  bucket: string;
+  location?: string;
+  projectId?: string;
+  signingServiceAccount?: string;
+  /** Whether a service account key is mounted (GOOGLE_APPLICATION_CREDENTIALS names it). */
+  keyed: boolean;
+}
+
 export interface SettingsInput {
   contentOrigin: string;
   apiRoot: string;
@@ -52,6 +62,7 @@ export interface SettingsInput {
   database: DatabaseSettings;
   s3?: S3Settings;
   azure?: AzureSettings;
+  gcs?: GcsSettings;
   redis?: { host: string; port: number };
   cacheEnabled: boolean;
   workerType: "pulpcore" | "redis";
@@ -102,7 +113,7 @@ export function settingsValues(input: SettingsInput): Record<string, unknown> {
     },
     DB_ENCRYPTION_KEY: `${KEYS_DIR}/${DB_FIELDS_KEY_FILE}`,
     // Pulp's storage docs: with object storage MEDIA_ROOT must be empty.
-    MEDIA_ROOT: input.s3 || input.azure ? "" : `${PULP_DATA_DIR}/media`,
+    MEDIA_ROOT: input.s3 || input.azure || input.gcs ? "" : `${PULP_DATA_DIR}/media`,
     STATIC_ROOT,
     FILE_UPLOAD_TEMP_DIR: `${PULP_DATA_DIR}/tmp`,
     WORKING_DIRECTORY: `${PULP_DATA_DIR}/tmp`,
@@ -132,7 +143,21 @@ export function settingsValues(input: SettingsInput): Record<string, unknown> {
                 overwrite_files: true,
               },
             }
-          : { BACKEND: "pulpcore.app.models.storage.FileSystem" },
+          : input.gcs
+            ? {
+                BACKEND: "storages.backends.gcloud.GoogleCloudStorage",
+                OPTIONS: {
+                  bucket_name: input.gcs.bucket,
+                  ...(input.gcs.location ? { location: input.gcs.location } : {}),
+                  ...(input.gcs.projectId ? { project_id: input.gcs.projectId } : {}),
+                  // Signed redirects valid this long, as Azure's SAS; without a key, IAM signs them.
+                  expiration: 60,
+                  ...(input.gcs.keyed ? {} : { iam_sign_blob: true }),
+                  ...(input.gcs.signingServiceAccount ? { sa_email: input.gcs.signingServiceAccount } : {}),
+                  file_overwrite: true,
+                },
+              }
+            : { BACKEND: "pulpcore.app.models.storage.FileSystem" },
       staticfiles: { BACKEND: "django.contrib.staticfiles.storage.StaticFilesStorage" },
     },
     CACHE_ENABLED: input.cacheEnabled,

@@ -5,6 +5,7 @@ import { SecretKeyRef } from "../secrets/pulpSecrets";
 import { holds } from "../contract";
 import { objectStorage } from "../config/objectStorage";
 import { fixedName, Identity, labels } from "../common/labels";
+import { GCS_KEY_FILE, GcsRuntime } from "./gcs";
 
 export interface ArtifactStorageArgs {
   namespace: pulumi.Input<string>;
@@ -14,6 +15,8 @@ export interface ArtifactStorageArgs {
   s3SecretAccessKey?: pulumi.Output<string>;
   /** The Azure storage account's key (pulp:azureAccountKey), with storage.azure. */
   azureAccountKey?: pulumi.Output<string>;
+  /** A service account's JSON key (pulp:gcsCredentials), with storage.gcs; unset: the pods' identity. */
+  gcsCredentials?: pulumi.Output<string>;
 }
 
 /**
@@ -51,6 +54,8 @@ export class ArtifactStorage extends pulumi.ComponentResource {
   readonly s3SecretKey?: SecretKeyRef;
   /** The Azure connection string, with its key (storage.azure). */
   readonly azureConnection?: SecretKeyRef;
+  /** storage.gcs: where pods find the key (when there is one) and the endpoint. */
+  readonly gcs?: GcsRuntime;
   /** What pods need to exist before they start (for dependsOn). */
   readonly resources: pulumi.Resource[] = [];
 
@@ -60,7 +65,7 @@ export class ArtifactStorage extends pulumi.ComponentResource {
     const store = objectStorage(args.storage);
     this.onVolume = !store && pvc !== undefined;
     if (store || !pvc) {
-      // Pulp's working directory: on the node, as large as storage.<s3|azure>.workingDirectorySize allows.
+      // Pulp's working directory: on the node, as large as storage.<s3|azure|gcs>.workingDirectorySize allows.
       this.volume = { name: "pulp-data", emptyDir: { sizeLimit: store?.workingDirectorySize } };
     } else if (pvc.existingClaim) {
       // Checked against the cluster before anything is declared (existingClaim.ts, from Pulp.history).
@@ -120,6 +125,13 @@ export class ArtifactStorage extends pulumi.ComponentResource {
           pulumi.output(args.azureAccountKey ?? "").apply((key) => azureConnectionString(azure, key)),
         ),
       );
+    }
+    const gcs = args.storage.gcs;
+    if (gcs) {
+      this.gcs = {
+        key: args.gcsCredentials ? credential("gcs", GCS_KEY_FILE, args.gcsCredentials) : undefined,
+        endpointUrl: gcs.endpointUrl,
+      };
     }
     this.registerOutputs({});
   }

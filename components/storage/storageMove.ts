@@ -10,15 +10,21 @@ import { historyName } from "../upgrade/history";
 export interface ObjectStores {
   s3?: { bucket: string };
   azure?: { accountName: string; container: string; location?: string };
+  gcs?: { bucket: string; location?: string };
 }
 
-/** "s3://<bucket>" or "azure://<account>/<container>[/<location>]"; undefined on a volume. */
+/**
+ * "s3://<bucket>", "azure://<account>/<container>[/<location>]" or "gs://<bucket>[/<location>]" (as gcloud
+ * names it); undefined on a volume.
+ */
 export function objectStoreName(storage: ObjectStores): string | undefined {
   if (storage.s3) return `s3://${storage.s3.bucket}`;
   if (storage.azure) {
     const { accountName, container, location } = storage.azure;
     return `azure://${accountName}/${container}${location ? `/${location}` : ""}`;
   }
+  if (storage.gcs)
+    return `gs://${storage.gcs.bucket}${storage.gcs.location ? `/${storage.gcs.location}` : ""}`;
   return undefined;
 }
 

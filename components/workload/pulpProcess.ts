@@ -11,6 +11,7 @@ import { scratchSize, TINY } from "../config/ephemeral";
 import { SecretKeyRef } from "../secrets/pulpSecrets";
 import { databaseCaMounts, databaseCaVolumes } from "../database/database";
 import { proxyEnv, ProxyRuntime } from "../proxy/proxy";
+import { gcsEnv, gcsMounts, GcsRuntime, gcsVolumes } from "../storage/gcs";
 import {
   DatabaseSettings,
   DB_FIELDS_KEY_FILE,
@@ -41,6 +42,8 @@ export interface PulpRuntime {
   s3SecretKey?: SecretKeyRef;
   /** storage.azure: the connection string with the account's key. */
   azureConnection?: SecretKeyRef;
+  /** storage.gcs: the key file and the endpoint, when there are. */
+  gcs?: GcsRuntime;
   tokenKeysSecret?: string;
   dataVolume: k8s.types.input.core.v1.Volume;
   apiRoot: string;
@@ -119,6 +122,7 @@ export function pulpEnv(rt: PulpRuntime): k8s.types.input.core.v1.EnvVar[] {
     ...(rt.azureConnection
       ? secretSetting("STORAGES__default__OPTIONS__connection_string", rt.azureConnection)
       : []),
+    ...gcsEnv(rt.gcs),
     ...identityEnv(rt.podIdentity),
     ...proxyEnv(rt.proxy),
     ...Object.keys(rt.secretSettings ?? {})
@@ -141,6 +145,7 @@ export function pulpVolumes(rt: PulpRuntime, resources: ResourcesConfig): k8s.ty
       : []),
     rt.dataVolume,
     { name: "tmp", emptyDir: { sizeLimit: scratchSize(resources.limits["ephemeral-storage"], workDir) } },
+    ...gcsVolumes(rt.gcs),
     ...identityVolumes(rt.podIdentity),
     ...(rt.database ? databaseCaVolumes(rt.database) : []),
   ];
@@ -161,6 +166,7 @@ export function pulpVolumeMounts(rt: PulpRuntime): k8s.types.input.core.v1.Volum
       : []),
     { name: String(rt.dataVolume.name), mountPath: PULP_DATA_DIR },
     { name: "tmp", mountPath: "/tmp" },
+    ...gcsMounts(rt.gcs),
     ...identityMounts(rt.podIdentity),
     ...(rt.database ? databaseCaMounts(rt.database) : []),
   ];

@@ -35,6 +35,7 @@ import {
   AZURE,
   AZURE_ACCOUNT_KEY,
   AZURE_CONNECTION_STRING,
+  GCS,
   S3,
   S3_SECRET_KEY,
   SecretSource,
@@ -117,6 +118,8 @@ export const MAPPED: Record<Scope, Record<string, string>> = {
     nginx_client_max_body_size: "`web.clientMaxBodySize` (lower-cased)",
     object_storage_azure_secret:
       "`storage.azure.{accountName,container,location}` from that Secret's `azure-account-name`, `azure-container` and `azure-container-path`, and secret `azureAccountKey` from its `azure-account-key`; a Secret with only `azure-connection-string` gets a note (its `AccountKey` and `BlobEndpoint` are set by hand)",
+    object_storage_gcs_secret:
+      "`storage.gcs.bucket` from that Secret's `gcs-bucket-name`, reached as the pods' identity as the operator's were (`sa_annotations`); `gcs-querystring-auth` false and `gcs-file-overwrite` get a note (here redirects are signed and files overwritten)",
     object_storage_s3_secret:
       "`storage.s3.{bucket,endpointUrl,region,accessKeyId}` from that Secret's `s3-bucket-name`, `s3-endpoint`, `s3-region` and `s3-access-key-id`, and secret `s3SecretAccessKey` from its `s3-secret-access-key`",
     pulp_secret_key:
@@ -209,8 +212,6 @@ export const UNMAPPED: Record<Scope, Record<string, string>> = {
     nginx_proxy_connect_timeout: NGINX_LIMITS,
     nginx_proxy_read_timeout: NGINX_LIMITS,
     nginx_proxy_send_timeout: NGINX_LIMITS,
-    object_storage_gcs_secret:
-      "no GCS storage here: use GCS through its S3-compatible API (`storage.s3`, with an HMAC key) or a volume (`storage.pvc`)",
     route_labels: "no labels option for the Routes: they carry the program's labels",
     sa_labels: SERVICE_ACCOUNT,
     signing_job:
@@ -736,6 +737,11 @@ class Converter {
       this.azureStorage(azure);
       return;
     }
+    const gcs = text(s.object_storage_gcs_secret);
+    if (gcs) {
+      this.gcsStorage(gcs);
+      return;
+    }
     // The operator mounts its claim at /var/lib/pulp, MEDIA_ROOT /var/lib/pulp/media, as this program does:
     // the same claim, taken over in place, holds every artifact where this install looks for it.
     const fileStorage = ["file_storage_storage_class", "file_storage_size", "file_storage_access_mode"];
@@ -763,12 +769,52 @@ class Converter {
       );
       return;
     }
-    if (!isSet(s.object_storage_gcs_secret)) {
+    this.note(
+      "file_storage_storage_class",
+      "no storage given: the operator kept artifacts in an emptyDir (lost with each pod); here they get a volume " +
+        "(storage.pvc, 50Gi by default)",
+    );
+  }
+
+  /**
+   * pulp-operator's gcsSettings (secret.go): the same bucket at its root, reached as the pods' identity (the
+   * operator mounts no key), so sa_annotations' Workload Identity carries over.
+   */
+  private gcsStorage(secret: string): void {
+    const why = "object_storage_gcs_secret";
+    const view = this.secret(secret, why, [
+      GCS.bucket,
+      GCS.iamSignBlob,
+      GCS.querystringAuth,
+      GCS.fileOverwrite,
+    ]);
+    const v = view?.values ?? {};
+    if (view && !v[GCS.bucket]) this.errors.push(`${why}: the Secret ${secret} has no ${GCS.bucket}`);
+    if (v[GCS.bucket]) this.set(["storage", "gcs", "bucket"], v[GCS.bucket]);
+    if (/^false$/i.test(v[GCS.querystringAuth] ?? "")) {
       this.note(
-        "file_storage_storage_class",
-        "no storage given: the operator kept artifacts in an emptyDir (lost with each pod); here they get a volume " +
-          "(storage.pvc, 50Gi by default)",
+        why,
+        `${GCS.querystringAuth} false: the operator's redirects were unsigned (a public bucket); here they are signed ` +
+          "for 60 s, by IAM without a key (roles/iam.serviceAccountTokenCreator on the account itself)",
       );
+    }
+    if (v[GCS.fileOverwrite] !== undefined && !/^true$/i.test(v[GCS.fileOverwrite])) {
+      this.note(
+        why,
+        `${GCS.fileOverwrite} ${v[GCS.fileOverwrite]}: here files are always overwritten, as Pulp expects`,
+      );
+    }
+    if (!isSet(this.spec.sa_annotations)) {
+      this.note(
+        why,
+        "no sa_annotations: the operator's pods reached the bucket as the node's identity; give this install's pods " +
+          "one (pulp:serviceAccount.annotations, GKE Workload Identity) or a key (pulumi config set --secret pulp:gcsCredentials < key.json)",
+      );
+    }
+    for (const field of ["file_storage_storage_class", "file_storage_size", "file_storage_access_mode"]) {
+      if (isSet(this.spec[field])) {
+        this.note(field, `set beside ${why}: the operator refuses two storages; not converted`);
+      }
     }
   }
 

@@ -59,6 +59,13 @@ export const AZURE = {
 /** Its secret keys: the account key, or a connection string (which holds one). */
 export const AZURE_ACCOUNT_KEY = "azure-account-key";
 export const AZURE_CONNECTION_STRING = "azure-connection-string";
+/** Its GCS Secret's keys (controllers/repo_manager/secret.go gcsSettings): no key, the pods' identity. */
+export const GCS = {
+  bucket: "gcs-bucket-name",
+  iamSignBlob: "gcs-iam-sign-blob",
+  querystringAuth: "gcs-querystring-auth",
+  fileOverwrite: "gcs-file-overwrite",
+} as const;
 
 /** A Kubernetes object as a YAML file or kubectl gives it. */
 export interface KubeObject {
@@ -174,6 +181,9 @@ export function references(cr: KubeObject): References {
   if (azure) {
     out.secrets.push({ name: azure, configKeys: Object.values(AZURE), why: "object_storage_azure_secret" });
   }
+  const gcs = text(spec.object_storage_gcs_secret);
+  if (gcs) out.secrets.push({ name: gcs, configKeys: Object.values(GCS), why: "object_storage_gcs_secret" });
+
   const signingScripts = text(spec.signing_scripts);
   if (signingScripts && text(spec.signing_secret)) {
     out.secrets.push({ name: text(spec.signing_secret)!, configKeys: [], why: "signing_secret" });

@@ -33,6 +33,12 @@ const TEST_VALUES: Record<SecretName, string> = {
   databasePassword: "example-database-password",
   s3SecretAccessKey: "example-s3-secret",
   azureAccountKey: "ZXhhbXBsZS1henVyZS1hY2NvdW50LWtleS1leGFtcGxlLWF6dXJlLWFjY291bnQta2V5LWV4YW1wbGUtYXp1cg==",
+  gcsCredentials: JSON.stringify({
+    type: "service_account",
+    client_email: "pulp@example-project.iam.gserviceaccount.com",
+    private_key: "-----BEGIN PRIVATE KEY-----\nexample\n-----END PRIVATE KEY-----\n",
+    token_uri: "https://oauth2.googleapis.com/token",
+  }),
   backupS3SecretAccessKey: "example-backup-s3-secret",
   restoreS3SecretAccessKey: "example-restore-s3-secret",
   signingKey: "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nexample\n-----END PGP PRIVATE KEY BLOCK-----",
@@ -110,6 +116,24 @@ test("the commented Azure alternative, put in place of the S3 storage and identi
     azureAccountKey: TEST_VALUES.azureAccountKey,
   });
   expect(config.storage.azure).toMatchObject({ accountName: "examplepulpartifacts", container: "pulp" });
+});
+
+test("the commented GKE alternative, put in place of the S3 storage and identity, runs keyless as Workload Identity", async () => {
+  const lines = text.split("\n");
+  const start = lines.indexOf("  # pulp:storage:", lines.indexOf("  # pulp:storage:") + 1);
+  const block = lines
+    .slice(start)
+    .filter((_, i, rest) => rest.slice(0, i + 1).every((l) => l.startsWith("  # ")));
+  const gke = yaml.load(block.map((l) => l.slice("  # ".length)).join("\n")) as Record<string, unknown>;
+  expect(Object.keys(gke)).toEqual(["pulp:storage", "pulp:serviceAccount"]);
+  const run = await render(
+    { ...raw, storage: gke["pulp:storage"], serviceAccount: gke["pulp:serviceAccount"] },
+    Object.fromEntries(Object.entries(secrets).filter(([name]) => name !== "s3SecretAccessKey")),
+  );
+  const settings = run.ofType(SECRET).find((r) => /^pulp-settings-/.test(r.inputs.metadata.name))!;
+  expect(settings.inputs.stringData["settings.py"]).toContain('"iam_sign_blob": True');
+  const api = run.ofType(DEPLOYMENT).find((d) => d.inputs.metadata.name === "pulp-api")!;
+  expect(api.inputs.spec.template.spec.serviceAccountName).toBe("pulp-pulp");
 });
 
 test("the commented Route, put in place of className, serves pulp-tls through OpenShift's router", async () => {

@@ -54,6 +54,24 @@ class ContainerClient:
         return iter([Blob(n) for n in sorted(names) if n.startswith(name_starts_with)])
 `;
 
+// google-cloud-storage as restoreCheck.py uses it: the same FAKE_BUCKET, keyed by bucket; each listing is
+// printed as "LIST: <bucket> <prefix> <the key file's client_email>" (the Client reads the key from
+// GOOGLE_APPLICATION_CREDENTIALS, as google-auth's application default credentials do).
+const FAKE_GCS = `
+import json, os
+class Blob:
+    def __init__(self, name):
+        self.name = name
+class Client:
+    def __init__(self):
+        with open(os.environ["GOOGLE_APPLICATION_CREDENTIALS"]) as f:
+            self.email = json.load(f)["client_email"]
+    def list_blobs(self, bucket, prefix):
+        print("LIST:", bucket, prefix, self.email)
+        names = json.loads(os.environ["FAKE_BUCKET"]).get(bucket, [])
+        return iter([Blob(n) for n in sorted(names) if n.startswith(prefix)])
+`;
+
 let dir: string;
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "restore-checks-"));
@@ -131,6 +149,10 @@ function restoreCheck(
   fs.writeFileSync(path.join(stub, "azure", "__init__.py"), "");
   fs.writeFileSync(path.join(stub, "azure", "storage", "__init__.py"), "");
   fs.writeFileSync(path.join(stub, "azure", "storage", "blob", "__init__.py"), FAKE_AZURE_BLOB);
+  fs.mkdirSync(path.join(stub, "google", "cloud", "storage"), { recursive: true });
+  fs.writeFileSync(path.join(stub, "google", "cloud", "storage", "__init__.py"), FAKE_GCS);
+  const gcsKey = path.join(stub, "gcs-key.json");
+  fs.writeFileSync(gcsKey, JSON.stringify({ client_email: "pulp@pulp-project.iam.gserviceaccount.com" }));
   fs.writeFileSync(path.join(stub, "botocore", "__init__.py"), "");
   fs.writeFileSync(
     path.join(stub, "botocore", "config.py"),
@@ -149,6 +171,7 @@ function restoreCheck(
       FAKE_BUCKET: JSON.stringify(bucket),
       AZURE_CONNECTION_STRING:
         "DefaultEndpointsProtocol=https;AccountName=pulpstore;AccountKey=a2V5;BlobEndpoint=https://pulpstore.blob.core.windows.net",
+      GOOGLE_APPLICATION_CREDENTIALS: gcsKey,
       TERMINATION_LOG: log,
     },
   });
@@ -249,6 +272,35 @@ test("an Azure backup into a volume install is refused, with the account and con
   backup("azure://pulpstore/artifacts/pulp");
   expect(restoreCheck("pvc").termination).toMatch(
     /artifacts are in azure:\/\/pulpstore\/artifacts\/pulp \(the backup holds none of them\).*pulumi config set --path pulp:storage\.azure\.accountName pulpstore && pulumi config set --path pulp:storage\.azure\.container artifacts /,
+  );
+});
+
+test("into a GCS bucket, every referenced object must be under its location, listed with the key (issue 24)", () => {
+  backup("gs://pulp-artifacts/pulp/prod");
+  const located = ARTIFACTS.map((a) => `pulp/prod/${a}`);
+  const all = restoreCheck("gs://pulp-artifacts/pulp/prod", {
+    "pulp-artifacts": [...located, "pulp/prod/artifact/ff/99"],
+  });
+  expect(all).toMatchObject({ code: 0, termination: "" });
+  expect(all.out).toMatch(
+    /^LIST: pulp-artifacts pulp\/prod\/artifact\/ pulp@pulp-project\.iam\.gserviceaccount\.com$/m,
+  );
+  expect(all.out).toMatch(
+    /all 4 artifacts backup .* references are in gs:\/\/pulp-artifacts\/pulp\/prod; 1 objects there are not referenced/,
+  );
+  // The bucket's root is not where this install looks.
+  expect(restoreCheck("gs://pulp-artifacts/pulp/prod", { "pulp-artifacts": ARTIFACTS }).termination).toMatch(
+    /^restore refused: 4 of the 4 artifacts .* are not in gs:\/\/pulp-artifacts\/pulp\/prod /,
+  );
+  // From another bucket: named with the command that copies.
+  backup("gs://pulp-old");
+  expect(restoreCheck("gs://pulp-artifacts", { "pulp-artifacts": [ARTIFACTS[0]] }).termination).toMatch(
+    /3 of the 4 artifacts .* \(the backup was taken with gs:\/\/pulp-old\).*; or copy the objects over first \(gcloud storage rsync --recursive gs:\/\/pulp-old gs:\/\/pulp-artifacts\)\n$/,
+  );
+  // Into a volume install: refused, with the bucket and folder to set.
+  backup("gs://pulp-artifacts/pulp/prod");
+  expect(restoreCheck("pvc").termination).toMatch(
+    /artifacts are in gs:\/\/pulp-artifacts\/pulp\/prod \(the backup holds none of them\).*pulumi config set --path pulp:storage\.gcs\.bucket pulp-artifacts && pulumi config set --path pulp:storage\.gcs\.location pulp\/prod /,
   );
 });
 

@@ -629,3 +629,29 @@ test("Azure Blob storage: the same account, container and folder, and the key co
       "names a BlobEndpoint other than https://<account>.blob.core.windows.net, storage.azure.endpointUrl to it",
   ]);
 });
+
+test("Google Cloud Storage: the same bucket, reached as the same Workload Identity, with no key", () => {
+  const c = convertSample("gcs");
+  expect(c.config.storage).toEqual({ gcs: { bucket: "pulp-artifacts" } });
+  expect(c.config.serviceAccount).toEqual({
+    annotations: { "iam.gke.io/gcp-service-account": "pulp@pulp-project.iam.gserviceaccount.com" },
+  });
+  expect(c.secrets.gcsCredentials).toBeUndefined();
+  expect(noteOf(c, "object_storage_gcs_secret")).toEqual([
+    "gcs-querystring-auth false: the operator's redirects were unsigned (a public bucket); here they are signed " +
+      "for 60 s, by IAM without a key (roles/iam.serviceAccountTokenCreator on the account itself)",
+  ]);
+  // Without sa_annotations the operator's pods had the node's identity: a note says what to give these.
+  const nodeIdentity = convertSample("gcs", (input) => {
+    delete input.cr.spec!.sa_annotations;
+  });
+  expect(noteOf(nodeIdentity, "object_storage_gcs_secret")[1]).toMatch(
+    /^no sa_annotations: .*pulumi config set --secret pulp:gcsCredentials < key\.json\)$/,
+  );
+  // A Secret without the bucket is an error that names it.
+  expect(() =>
+    convertSample("gcs", (input) => {
+      input.secrets["zeta-gcs"] = { keys: [], values: {} };
+    }),
+  ).toThrow(/object_storage_gcs_secret: the Secret zeta-gcs has no gcs-bucket-name/);
+});

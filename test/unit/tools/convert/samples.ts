@@ -16,6 +16,7 @@ export const SAMPLES = [
   "load-balancer",
   "ldap",
   "azure-blob",
+  "gcs",
 ] as const;
 export type Sample = (typeof SAMPLES)[number];
 
