@@ -223,7 +223,12 @@ export function pulumi(
     env: { ...process.env, FORCE_COLOR: "0" },
     input,
   });
-  return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr, seconds: (Date.now() - started) / 1000 };
+  const seconds = (Date.now() - started) / 1000;
+  // A run killed at its timeout ends mid-progress, with no diagnostics of its own: say so where they would be.
+  const killed = r.signal
+    ? `\npulumi ${args[0]} killed by ${r.signal} after ${seconds.toFixed(0)} s (its timeout: ${timeoutMs / 1000} s)\n`
+    : "";
+  return { code: r.status ?? 1, stdout: r.stdout, stderr: `${r.stderr ?? ""}${killed}`, seconds };
 }
 
 export function mustPulumi(stack: string, args: string[], programDir?: string, input?: string): PulumiRun {
