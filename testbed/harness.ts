@@ -51,7 +51,7 @@ export function kubectlTry(args: string[], input?: string): { ok: boolean; outpu
   return { ok: r.status === 0, output: `${r.stdout}${r.stderr}` };
 }
 
-export interface ToolRun {
+export interface ShippedToolRun {
   /** The exit code; null when it was killed (see `error`). */
   code: number | null;
   stdout: string;
@@ -71,7 +71,7 @@ export function shippedTool(
   name: string,
   args: string[],
   options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
-): ToolRun {
+): ShippedToolRun {
   const started = Date.now();
   const timeoutMs = options.timeoutMs ?? 10 * 60 * 1000;
   const r = spawnSync(

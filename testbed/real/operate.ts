@@ -1,8 +1,10 @@
 // What an operator of a real install runs beside it: the backup tool and the doctor as a person runs them,
 // and Python in an api pod's own Pulp.
+import * as fs from "fs";
 import * as path from "path";
+import { restoreRules } from "../../components/backup/restore";
 import { items, kubectl, shippedTool } from "../harness";
-import { pulumiEnv, toolchainBin } from "../local/environment";
+import { pulumiEnv, REPO, toolchainBin } from "../local/environment";
 
 export interface ToolRun {
   ok: boolean;
@@ -65,20 +67,25 @@ def attempt(**changes):
         return str(e)
 `;
 
+/** The name of a running api pod of `instance`; fails naming the namespace when there is none. */
+export function runningApiPod(namespace: string, instance = "pulp"): string {
+  const pod = items("pods", namespace).find(
+    (p) => p.metadata.name.startsWith(`${instance}-api-`) && p.status.phase === "Running",
+  );
+  if (!pod) throw new Error(`no running ${instance}-api pod in ${namespace}`);
+  return pod.metadata.name;
+}
+
 /**
  * Runs Python in a running api pod of `instance` with `pulpcore-manager shell` (the settings as the pod
  * reads them); returns only what `code` prints.
  */
 export function pulpShell(namespace: string, instance: string, code: string): string {
-  const pod = items("pods", namespace).find(
-    (p) => p.metadata.name.startsWith(`${instance}-api-`) && p.status.phase === "Running",
-  );
-  if (!pod) throw new Error(`no running ${instance}-api pod in ${namespace}`);
   return kubectl([
     "exec",
     "-n",
     namespace,
-    pod.metadata.name,
+    runningApiPod(namespace, instance),
     "-c",
     "api",
     "--",
@@ -113,4 +120,42 @@ export function checkArtifacts(namespace: string, instance: string): ArtifactChe
     "print(json.dumps({'artifacts': n, 'bytes': size, 'bad': bad}))",
   ].join("\n");
   return JSON.parse(pulpShell(namespace, instance, code).split("\n").pop()!);
+}
+
+/**
+ * restoreCheck.py (what a restore into this install runs first) in a running api pod, with Pulp's own
+ * storage clients and the credentials the pod has, over a backup `id` laid out in /tmp whose artifacts are in
+ * `target` (backup.ts storageName) and which references `names`. `env` is shell assignments the check
+ * needs beyond the pod's own (Azure's connection string under its name). Its verdict: what it printed, and
+ * the refusal it left.
+ */
+export function restoreCheckInApi(
+  namespace: string,
+  id: string,
+  target: string,
+  names: string[],
+  env = "",
+): { out: string; refusal: string } {
+  const manifest = { id, artifacts: { storage: target, files: 0 }, versions: { pulpcore: "3.123.1" } };
+  const script = [
+    'py=$(sed -n "1s/^#!//p" /usr/local/bin/pulpcore-manager)',
+    `b=/tmp/${id} && rm -rf $b /tmp/${id}.refusal && mkdir -p $b`,
+    `printf '%s' '${JSON.stringify(manifest)}' > $b/manifest.json`,
+    `printf '${names.map((n) => `${n}\\n`).join("")}' > $b/artifacts.list`,
+    "cat > /tmp/restoreCheck.py",
+    `BACKUP_DIR=$b TARGET_STORAGE=${target} TERMINATION_LOG=/tmp/${id}.refusal ` +
+      `RESTORE_RULES='${JSON.stringify(restoreRules())}' ${env} "$py" /tmp/restoreCheck.py || true`,
+    `cat /tmp/${id}.refusal 2>/dev/null || true`,
+  ].join("\n");
+  const out = kubectl(
+    ["exec", "-i", "-n", namespace, runningApiPod(namespace), "-c", "api", "--", "sh", "-c", script],
+    fs.readFileSync(path.join(REPO, "components/backup/restoreCheck.py"), "utf8"),
+  );
+  return {
+    out,
+    refusal: out
+      .split("\n")
+      .filter((l) => l.startsWith("restore refused"))
+      .join("\n"),
+  };
 }

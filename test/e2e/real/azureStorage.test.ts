@@ -8,20 +8,11 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import {
-  dropStack,
-  freshStack,
-  getJson,
-  items,
-  kubectl,
-  mustPulumi,
-  setSecrets,
-} from "../../../testbed/harness";
+import { dropStack, freshStack, getJson, kubectl, mustPulumi, setSecrets } from "../../../testbed/harness";
 import { REPO } from "../../../testbed/local/environment";
-import { restoreRules } from "../../../components/backup/restore";
 import { BlobStorage, startBlobStorage } from "../../../testbed/real/azure";
 import { distributeFile, get, Pulp, pulpCli, sha256 } from "../../../testbed/real/clients";
-import { backupTool, lastJsonLine } from "../../../testbed/real/operate";
+import { backupTool, lastJsonLine, restoreCheckInApi, runningApiPod } from "../../../testbed/real/operate";
 import { DATABASE_PASSWORD, dropDatabase, emptyDatabase } from "../../../testbed/real/database";
 import { importImages, localImages, releaseConfig } from "../../../testbed/real/stack";
 
@@ -98,14 +89,11 @@ test("`pulumi up` with storage.azure: settings.py names the account and containe
     });
     expect(JSON.stringify(env)).not.toContain(storage.accountKey);
   }
-  const api = items("pods", NS).find(
-    (p) => p.metadata.name.startsWith("pulp-api-") && p.status.phase === "Running",
-  );
   const settings = kubectl([
     "exec",
     "-n",
     NS,
-    api.metadata.name,
+    runningApiPod(NS),
     "-c",
     "api",
     "--",
@@ -148,53 +136,24 @@ test("a file uploaded lands in the container's folder; the content app's redirec
   expect((await get(`${location.origin}${location.pathname}`)).status).not.toBe(200);
 });
 
-/**
- * restoreCheck.py (what a restore into this install runs first) in the api pod, with Pulp's own
- * azure-storage-blob and the connection string the pod has, over a backup laid out in /tmp that references
- * `names`; its verdict: what it printed, and the refusal it left.
- */
-function restoreCheckInApi(names: string[]): { out: string; refusal: string } {
-  const api = items("pods", NS).find(
-    (p) => p.metadata.name.startsWith("pulp-api-") && p.status.phase === "Running",
+/** restoreCheck.py in an api pod over a backup that references `names` (operate.ts restoreCheckInApi). */
+const restoreCheck = (names: string[]) =>
+  restoreCheckInApi(
+    NS,
+    "azure-check",
+    `azure://${storage.accountName}/${CONTAINER}/${LOCATION}`,
+    names,
+    'AZURE_CONNECTION_STRING="$SECRET_STORAGES__default__OPTIONS__connection_string"',
   );
-  const target = `azure://${storage.accountName}/${CONTAINER}/${LOCATION}`;
-  const manifest = {
-    id: "azure-check",
-    artifacts: { storage: target, files: 0 },
-    versions: { pulpcore: "3.123.1" },
-  };
-  const script = [
-    'py=$(sed -n "1s/^#!//p" /usr/local/bin/pulpcore-manager)',
-    "b=/tmp/azure-check && rm -rf $b /tmp/azure-check.refusal && mkdir -p $b",
-    `printf '%s' '${JSON.stringify(manifest)}' > $b/manifest.json`,
-    `printf '${names.map((n) => `${n}\\n`).join("")}' > $b/artifacts.list`,
-    "cat > /tmp/restoreCheck.py",
-    `BACKUP_DIR=$b TARGET_STORAGE=${target} TERMINATION_LOG=/tmp/azure-check.refusal ` +
-      `RESTORE_RULES='${JSON.stringify(restoreRules())}' ` +
-      'AZURE_CONNECTION_STRING="$SECRET_STORAGES__default__OPTIONS__connection_string" "$py" /tmp/restoreCheck.py || true',
-    "cat /tmp/azure-check.refusal 2>/dev/null || true",
-  ].join("\n");
-  const out = kubectl(
-    ["exec", "-i", "-n", NS, api.metadata.name, "-c", "api", "--", "sh", "-c", script],
-    fs.readFileSync(path.join(REPO, "components/backup/restoreCheck.py"), "utf8"),
-  );
-  return {
-    out,
-    refusal: out
-      .split("\n")
-      .filter((l) => l.startsWith("restore refused"))
-      .join("\n"),
-  };
-}
 
 test("a restore's check lists the container with Pulp's own client: the artifact is found, a missing one refused", () => {
-  const found = restoreCheckInApi([artifact]);
+  const found = restoreCheck([artifact]);
   expect(found.refusal).toBe("");
   expect(found.out).toContain(
     `all 1 artifacts backup azure-check references are in azure://${storage.accountName}/${CONTAINER}/${LOCATION}`,
   );
   const missing = `artifact/00/${"0".repeat(62)}`;
-  const refused = restoreCheckInApi([missing, artifact].sort());
+  const refused = restoreCheck([missing, artifact].sort());
   expect(refused.refusal).toContain(`1 of the 2 artifacts backup azure-check references are not in azure://`);
   expect(refused.refusal).toContain(`(first: ${missing})`);
 });

@@ -10,20 +10,11 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import {
-  dropStack,
-  freshStack,
-  getJson,
-  items,
-  kubectl,
-  mustPulumi,
-  setSecrets,
-} from "../../../testbed/harness";
+import { dropStack, freshStack, getJson, kubectl, mustPulumi, setSecrets } from "../../../testbed/harness";
 import { REPO } from "../../../testbed/local/environment";
-import { restoreRules } from "../../../components/backup/restore";
 import { GcsEmulator, SERVICE_ACCOUNT, signedWith, startGcs } from "../../../testbed/real/gcs";
 import { distributeFile, get, Pulp, pulpCli, sha256 } from "../../../testbed/real/clients";
-import { backupTool, lastJsonLine } from "../../../testbed/real/operate";
+import { backupTool, lastJsonLine, restoreCheckInApi, runningApiPod } from "../../../testbed/real/operate";
 import { DATABASE_PASSWORD, dropDatabase, emptyDatabase } from "../../../testbed/real/database";
 import { importImages, localImages, releaseConfig } from "../../../testbed/real/stack";
 
@@ -39,9 +30,6 @@ let gcs: GcsEmulator;
 let pulp: Pulp;
 /** The uploaded file's artifact, as Pulp names it (artifact/<2 hex>/<62 hex>). */
 let artifact: string;
-
-const runningApi = () =>
-  items("pods", NS).find((p) => p.metadata.name.startsWith("pulp-api-") && p.status.phase === "Running");
 
 beforeAll(
   async () => {
@@ -99,7 +87,7 @@ test("`pulumi up` with storage.gcs: settings.py names the bucket and folder, the
     "exec",
     "-n",
     NS,
-    runningApi().metadata.name,
+    runningApiPod(NS),
     "-c",
     "api",
     "--",
@@ -142,49 +130,18 @@ test("a file uploaded lands in the bucket's folder, with tokens traded for the k
   expect(sha256(download.body)).toBe(sha256(data));
 });
 
-/**
- * restoreCheck.py (what a restore into this install runs first) in the api pod, with Pulp's own
- * google-cloud-storage and the key and endpoint the pod has, over a backup laid out in /tmp that references
- * `names`; its verdict: what it printed, and the refusal it left.
- */
-function restoreCheckInApi(names: string[]): { out: string; refusal: string } {
-  const target = `gs://${BUCKET}/${LOCATION}`;
-  const manifest = {
-    id: "gcs-check",
-    artifacts: { storage: target, files: 0 },
-    versions: { pulpcore: "3.123.1" },
-  };
-  const script = [
-    'py=$(sed -n "1s/^#!//p" /usr/local/bin/pulpcore-manager)',
-    "b=/tmp/gcs-check && rm -rf $b /tmp/gcs-check.refusal && mkdir -p $b",
-    `printf '%s' '${JSON.stringify(manifest)}' > $b/manifest.json`,
-    `printf '${names.map((n) => `${n}\\n`).join("")}' > $b/artifacts.list`,
-    "cat > /tmp/restoreCheck.py",
-    `BACKUP_DIR=$b TARGET_STORAGE=${target} TERMINATION_LOG=/tmp/gcs-check.refusal ` +
-      `RESTORE_RULES='${JSON.stringify(restoreRules())}' "$py" /tmp/restoreCheck.py || true`,
-    "cat /tmp/gcs-check.refusal 2>/dev/null || true",
-  ].join("\n");
-  const out = kubectl(
-    ["exec", "-i", "-n", NS, runningApi().metadata.name, "-c", "api", "--", "sh", "-c", script],
-    fs.readFileSync(path.join(REPO, "components/backup/restoreCheck.py"), "utf8"),
-  );
-  return {
-    out,
-    refusal: out
-      .split("\n")
-      .filter((l) => l.startsWith("restore refused"))
-      .join("\n"),
-  };
-}
+/** restoreCheck.py in an api pod over a backup that references `names` (operate.ts restoreCheckInApi). */
+const restoreCheck = (names: string[]) =>
+  restoreCheckInApi(NS, "gcs-check", `gs://${BUCKET}/${LOCATION}`, names);
 
 test("a restore's check lists the bucket with Pulp's own client: the artifact is found, a missing one refused", () => {
-  const found = restoreCheckInApi([artifact]);
+  const found = restoreCheck([artifact]);
   expect(found.refusal).toBe("");
   expect(found.out).toContain(
     `all 1 artifacts backup gcs-check references are in gs://${BUCKET}/${LOCATION}`,
   );
   const missing = `artifact/00/${"0".repeat(62)}`;
-  const refused = restoreCheckInApi([missing, artifact].sort());
+  const refused = restoreCheck([missing, artifact].sort());
   expect(refused.refusal).toContain(`1 of the 2 artifacts backup gcs-check references are not in gs://`);
   expect(refused.refusal).toContain(`(first: ${missing})`);
 });
