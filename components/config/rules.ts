@@ -68,6 +68,11 @@ export const SET_SIGNING_KEY =
   'gpg --armor --export-secret-keys "$SIGNING_KEY_ID" | pulumi config set --secret pulp:signingKey';
 /** The key file as gcloud writes it (`gcloud iam service-accounts keys create key.json --iam-account ...`). */
 export const SET_GCS_KEY = "pulumi config set --secret pulp:gcsCredentials < key.json";
+/** Secrets set from a file or a pipe, whose value a prompt would mangle (several lines). */
+const PIPED_SET: Partial<Record<SecretName, string>> = {
+  signingKey: SET_SIGNING_KEY,
+  gcsCredentials: SET_GCS_KEY,
+};
 
 /**
  * The supplied secret values, each checked for the format and strength Pulp needs. The problems never
@@ -90,14 +95,9 @@ export function checkSecrets(values: Partial<Record<SecretName, string>>): Confi
         (name === "dbFieldsEncryptionKey"
           ? "; on an install that already encrypted data, set the key it was created with"
           : ""),
-      // Removing a generated secret lets the program generate one; the others prompt for the value.
-      fix: generated
-        ? removeCommand(keyOf([name]))
-        : name === "signingKey"
-          ? SET_SIGNING_KEY
-          : name === "gcsCredentials"
-            ? SET_GCS_KEY
-            : secretSetCommand(keyOf([name])),
+      // Removing a generated secret lets the program generate one; the others prompt for the value, or read
+      // it from a file or pipe (PIPED_SET).
+      fix: generated ? removeCommand(keyOf([name])) : (PIPED_SET[name] ?? secretSetCommand(keyOf([name]))),
       ...(generated && name !== "dbFieldsEncryptionKey"
         ? { alternatives: [secretSetCommand(keyOf([name]))] }
         : {}),
