@@ -8,7 +8,8 @@ import { objectStorage } from "./config/objectStorage";
 import { PulpConfig } from "./config/parse";
 import { SecretName } from "./config/rules";
 import { Database, databaseClusterName } from "./database/database";
-import { PodIdentity, wantsIdentity } from "./identity/podIdentity";
+import { AZURE_USE_LABEL, PodIdentity, wantsIdentity } from "./identity/podIdentity";
+import { azureEndpointParts } from "./storage/azure";
 import { noProxyList, Proxy } from "./proxy/proxy";
 import { Signing, signing } from "./signing/signing";
 import { PulpIngress } from "./ingress/ingress";
@@ -290,6 +291,9 @@ export class Pulp extends pulumi.ComponentResource {
     const podIdentity = wantsIdentity(config)
       ? new PodIdentity(`${name}-identity`, { namespace, identity, config }, child)
       : undefined;
+    // Storage without a key: AKS's workload identity webhook mutates only the pods that carry its label.
+    const identityLabels =
+      config.storage.azure && !storage.azureConnection ? { [AZURE_USE_LABEL]: "true" } : undefined;
 
     const proxy = config.proxy
       ? new Proxy(
@@ -357,7 +361,11 @@ export class Pulp extends pulumi.ComponentResource {
           allowedContentChecksums: config.allowedContentChecksums,
           database: database.settings,
           s3: config.storage.s3,
-          azure: config.storage.azure,
+          azure: config.storage.azure && {
+            ...config.storage.azure,
+            // Without a key, the pods' workload identity (rules.ts refused an endpoint it cannot reach).
+            identity: storage.azureConnection ? undefined : azureEndpointParts(config.storage.azure),
+          },
           gcs: config.storage.gcs && { ...config.storage.gcs, keyed: storage.gcs?.key !== undefined },
           redis: parts.redis ? { host: redisHost(identity), port: REDIS_PORT } : undefined,
           cacheEnabled: config.cacheEnabled,
@@ -572,6 +580,7 @@ export class Pulp extends pulumi.ComponentResource {
         backoffLimit: config.migration.backoffLimit,
         timeout: config.migration.timeout,
         podAnnotations: config.migration.podAnnotations,
+        podLabels: identityLabels,
         podSpecOverrides: config.migration.podSpecOverrides as PodSpecOverrides,
         podDefaults: everyPod,
         plugins: config.plugins,
@@ -719,6 +728,7 @@ export class Pulp extends pulumi.ComponentResource {
           podSpecOverrides: component.podSpecOverrides as PodSpecOverrides,
           podDefaults: everyPod,
           podAnnotations: component.podAnnotations,
+          podLabels: identityLabels,
           progressDeadlineSeconds: component.progressDeadlineSeconds,
           podSpec: {
             terminationGracePeriodSeconds: component.terminationGracePeriodSeconds,

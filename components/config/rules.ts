@@ -20,6 +20,7 @@ import {
 import { ParsedConfig, webService } from "./schema";
 import { ephemeralStorageProblems } from "./ephemeral";
 import { OPERATOR_PARAMETERS } from "../database/parameters";
+import { AZURE_CLIENT_ID_ANNOTATION, azureEndpointParts } from "../storage/azure";
 
 /** Secret config keys, read with `getSecret` so their values stay encrypted in state and logs. */
 export const SECRET_NAMES = [
@@ -254,11 +255,52 @@ export function checkRules(
   } else if (places.length === 0) {
     add(["storage"], "names no artifact storage", setCommand("pulp:storage.pvc.size", "50Gi"));
   }
+  // Azure without the account's key: the pods sign in as a workload identity (settings/azureIdentity.ts).
+  const azureIdentity = config.serviceAccount?.azureWorkloadIdentity;
   if (azure && !suppliedSecrets.has("azureAccountKey")) {
+    if (!azureIdentity && config.serviceAccount?.annotations[AZURE_CLIENT_ID_ANNOTATION] === undefined) {
+      add(
+        ["storage", "azure"],
+        "has no key (pulp:azureAccountKey), and the pods have no Azure workload identity to sign in with: " +
+          "set the key, or name the identity AKS's webhook gives them (its client ID, in pulp:serviceAccount's annotations)",
+        secretSetCommand("pulp:azureAccountKey"),
+        setCommand(
+          `pulp:serviceAccount.annotations["${AZURE_CLIENT_ID_ANNOTATION}"]`,
+          "4a1c2d3e-0000-4000-8000-00000000abcd",
+        ),
+      );
+    }
+    if (azureEndpointParts(azure) === undefined) {
+      add(
+        ["storage", "azure", "endpointUrl"],
+        `must be https://${azure.accountName}.blob.<suffix> without a key: django-storages then builds the endpoint ` +
+          "from the account's name and a suffix, and a token is sent over https only",
+        setCommand("pulp:storage.azure.endpointUrl", `https://${azure.accountName}.blob.core.windows.net`),
+        secretSetCommand("pulp:azureAccountKey"),
+      );
+    }
+    if (config.restore) {
+      // As with S3 and GCS: the restore's check Job reads the container with the key.
+      add(
+        ["storage", "azure"],
+        "a restore into object storage reads the container with the account's key, and pulp:azureAccountKey is not set (a restore does not use pulp:serviceAccount yet)",
+        secretSetCommand("pulp:azureAccountKey"),
+      );
+    }
+  }
+  if (azureIdentity && !azure) {
     add(
-      ["storage", "azure"],
-      "needs the storage account's key, pulp:azureAccountKey (Pulp's images cannot sign in to Azure as a workload identity)",
-      secretSetCommand("pulp:azureAccountKey"),
+      ["serviceAccount", "azureWorkloadIdentity"],
+      "is set, but pulp:storage.azure is not: nothing signs in with it",
+      removeCommand("pulp:serviceAccount.azureWorkloadIdentity"),
+    );
+  }
+  if (azureIdentity && azure && suppliedSecrets.has("azureAccountKey")) {
+    add(
+      ["serviceAccount", "azureWorkloadIdentity"],
+      "is set, but so is pulp:azureAccountKey, and the pods sign in with the key",
+      removeCommand("pulp:serviceAccount.azureWorkloadIdentity"),
+      removeCommand("pulp:azureAccountKey"),
     );
   }
   if (!azure && suppliedSecrets.has("azureAccountKey")) {

@@ -682,8 +682,9 @@ const s3Storage = z.strictObject({
 
 /**
  * Azure Blob Storage (django-storages' AzureStorage, which the upstream images carry through pulpcore's
- * `azure` extra). Its account key is `pulp:azureAccountKey`: those images carry azure-storage-blob but not
- * azure-identity, so the pods cannot sign in as a workload identity.
+ * `azure` extra). With `pulp:azureAccountKey` the pods use the account's key. Without it they sign in as an
+ * Azure workload identity (pulp:serviceAccount), and the content app's redirects carry a user delegation
+ * SAS.
  */
 const azureStorage = z.strictObject({
   accountName: z.string().regex(/^[a-z0-9]{3,24}$/, {
@@ -702,7 +703,8 @@ const azureStorage = z.strictObject({
     .optional(),
   /**
    * The account's blob endpoint: a sovereign cloud's, a private endpoint's name, an emulator's. Unset:
-   * https://<accountName>.blob.core.windows.net.
+   * https://<accountName>.blob.core.windows.net. Without a key it must name the account as Azure's do
+   * (https://<accountName>.blob.<suffix>): django-storages builds it from the suffix then.
    */
   endpointUrl: z
     .url({ error: 'must be a URL such as "https://pulpartifacts.blob.core.windows.net"' })
@@ -771,9 +773,12 @@ const storageSchema = z
 /**
  * The identity Pulp's own pods (api, content, worker, migration) run as, for object storage without static
  * keys: a ServiceAccount `<instance>-pulp` of their own. `annotations` are what a cloud's webhook reads
- * (EKS IRSA `eks.amazonaws.com/role-arn`, GKE `iam.gke.io/gcp-service-account`). `awsWebIdentity` is what
- * EKS's webhook would add, for a cluster whose token issuer AWS trusts without it: a projected token for
- * the audience, and AWS_ROLE_ARN and AWS_WEB_IDENTITY_TOKEN_FILE, which boto3 exchanges for short-lived keys.
+ * (EKS IRSA `eks.amazonaws.com/role-arn`, GKE `iam.gke.io/gcp-service-account`, AKS
+ * `azure.workload.identity/client-id`). `awsWebIdentity` is what EKS's webhook would add, for a cluster
+ * whose token issuer AWS trusts without it: a projected token for the audience, and AWS_ROLE_ARN and
+ * AWS_WEB_IDENTITY_TOKEN_FILE, which boto3 exchanges for short-lived keys. `azureWorkloadIdentity` is what
+ * AKS's workload identity webhook would add, for a cluster without it: a projected token for Entra ID, and
+ * the AZURE_* variables the pods exchange it with.
  */
 const serviceAccountSchema = z
   .strictObject({
@@ -788,6 +793,18 @@ const serviceAccountSchema = z
         stsEndpointUrl: z
           .url({ error: 'must be a URL such as "https://sts.eu-west-1.amazonaws.com"' })
           .optional(),
+      })
+      .optional(),
+    azureWorkloadIdentity: z
+      .strictObject({
+        /** The managed identity's or app registration's client ID, which trusts the cluster's issuer. */
+        clientId: z.guid({ error: 'must be a client ID such as "4a1c2d3e-0000-4000-8000-00000000abcd"' }),
+        tenantId: z.guid({ error: 'must be a tenant ID such as "72f988bf-0000-4000-8000-00000000abcd"' }),
+        /** Entra ID's sign-in endpoint: a sovereign cloud's (https://login.microsoftonline.us/), an emulator's. */
+        authorityHost: z
+          .url({ error: 'must be a URL such as "https://login.microsoftonline.com/"' })
+          .default("https://login.microsoftonline.com/"),
+        audience: z.string().min(1).default("api://AzureADTokenExchange"),
       })
       .optional(),
   })

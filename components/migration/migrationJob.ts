@@ -39,6 +39,8 @@ export interface MigrationJobArgs {
   /** How long `pulumi up` awaits the Job (pulp:migration.timeout), such as "6h". */
   timeout: string;
   podAnnotations: Record<string, string>;
+  /** Pod labels beside the program's own (Workload's podLabels). */
+  podLabels?: Record<string, string>;
   /** Merged over the generated pod spec, lists by name (common/merge.ts). Part of the Job's name. */
   podSpecOverrides?: PodSpecOverrides;
   /** nodeSelector, tolerations and affinity of the Job's pod (before podSpecOverrides). */
@@ -191,7 +193,7 @@ export class MigrationJob extends pulumi.ComponentResource {
       spec: {
         backoffLimit: args.backoffLimit,
         template: {
-          metadata: { labels: podLabels, annotations: args.podAnnotations },
+          metadata: { labels: { ...args.podLabels, ...podLabels }, annotations: args.podAnnotations },
           spec: pulpJobPodSpec(args, script, signingRt),
         },
       },

@@ -3,6 +3,8 @@
 // #1649 rewrote it in random order and restarted every pod on every reconcile). Secrets never appear
 // here: pods get them as PULP_* env.
 
+import { AZURE_WORKLOAD_IDENTITY } from "./azureIdentity";
+
 export const SETTINGS_PATH = "/etc/pulp/settings.py";
 export const KEYS_DIR = "/etc/pulp/keys";
 export const DB_FIELDS_KEY_FILE = "database_fields.symmetric.key";
@@ -37,11 +39,16 @@ export interface S3Settings {
   accessKeyId?: string;
 }
 
-/** The account key reaches the pods in a connection string from a Secret (storage/artifactStorage.ts). */
+/**
+ * With a key, the key reaches the pods in a connection string from a Secret (storage/artifactStorage.ts).
+ * Without one (`identity`), the pods sign in as a workload identity (azureIdentity.ts) at the endpoint
+ * django-storages builds from the account, `protocol` and `suffix`.
+ */
 export interface AzureSettings {
   accountName: string;
   container: string;
   location?: string;
+  identity?: { protocol?: string; suffix?: string };
 }
 
 /** Without a key the redirects are signed by IAM signBlob; a key (pulp:gcsCredentials) signs them itself. */
@@ -138,6 +145,17 @@ export function settingsValues(input: SettingsInput): Record<string, unknown> {
                 account_name: input.azure.accountName,
                 azure_container: input.azure.container,
                 ...(input.azure.location ? { location: input.azure.location } : {}),
+                ...(input.azure.identity
+                  ? {
+                      token_credential: azureWorkloadIdentity(),
+                      ...(input.azure.identity.protocol
+                        ? { azure_protocol: input.azure.identity.protocol }
+                        : {}),
+                      ...(input.azure.identity.suffix
+                        ? { endpoint_suffix: input.azure.identity.suffix }
+                        : {}),
+                    }
+                  : {}),
                 // As pulpcore's storage docs: the content app's redirects carry a SAS valid this long.
                 expiration_secs: 60,
                 overwrite_files: true,
@@ -191,6 +209,7 @@ export function renderSettings(input: SettingsInput): string {
   return [
     "# Rendered by the pulp Pulumi program from the stack config. Do not edit: run `pulumi up`.",
     ...importLines(Object.values(values)),
+    ...definitions(Object.values(values)),
     ...lines,
     "",
   ].join("\n");
@@ -206,8 +225,16 @@ export class PythonCode {
     readonly code: string,
     readonly modules: readonly string[],
     readonly need: string,
+    /** Program text the expression names (a class), rendered once before the settings. */
+    readonly definition?: string,
   ) {}
 }
+
+/** The workload identity's credential (azureIdentity.ts). */
+const azureWorkloadIdentity = () => {
+  const { code, modules, need, definition } = AZURE_WORKLOAD_IDENTITY;
+  return new PythonCode(code, modules, need, definition);
+};
 
 /** `module.name`, such as ldap.SCOPE_SUBTREE. */
 export const pythonName = (module: string, name: string, need: string) =>
@@ -254,6 +281,12 @@ function importLines(values: unknown[]): string[] {
     "except ImportError as error:",
     `    raise ImportError(f"this image lacks the Python module {error.name}: ${pyFString(needs)}") from error`,
   ];
+}
+
+/** The definitions the expressions name, each once, in a stable order. */
+function definitions(values: unknown[]): string[] {
+  const texts = [...new Set(values.flatMap(codeIn).flatMap((c) => (c.definition ? [c.definition] : [])))];
+  return texts.sort().flatMap((text) => ["", text, ""]);
 }
 
 /** Text inside a double-quoted f-string: quotes, backslashes and braces escaped. */

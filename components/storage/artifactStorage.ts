@@ -116,14 +116,13 @@ export class ArtifactStorage extends pulumi.ComponentResource {
     if (args.storage.s3?.accessKeyId !== undefined) {
       this.s3SecretKey = credential("s3", "secret_key", args.s3SecretAccessKey ?? pulumi.secret(""));
     }
+    // Without the account's key, the pods' workload identity (pulp:serviceAccount) reaches the account.
     const azure = args.storage.azure;
-    if (azure) {
+    if (azure && args.azureAccountKey) {
       this.azureConnection = credential(
         "azure",
         "connection_string",
-        pulumi.secret(
-          pulumi.output(args.azureAccountKey ?? "").apply((key) => azureConnectionString(azure, key)),
-        ),
+        pulumi.secret(pulumi.output(args.azureAccountKey).apply((key) => azureConnectionString(azure, key))),
       );
     }
     const gcs = args.storage.gcs;

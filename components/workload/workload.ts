@@ -40,6 +40,8 @@ export interface WorkloadArgs {
   podDefaults?: PodDefaults;
   /** Pod template annotations; the config-hash annotation is always added. */
   podAnnotations?: Record<string, string>;
+  /** Pod template labels beside the program's own, such as the one AKS's workload identity webhook reads. */
+  podLabels?: Record<string, string>;
   /** @default 600 */
   progressDeadlineSeconds?: number;
   uid?: number;
@@ -111,7 +113,7 @@ export class Workload extends pulumi.ComponentResource {
 
     const template = {
       metadata: {
-        labels: podLabels,
+        labels: { ...args.podLabels, ...podLabels },
         annotations: { ...args.podAnnotations, [CONFIG_HASH_ANNOTATION]: args.configHash },
       },
       spec: podSpec,

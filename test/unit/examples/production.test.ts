@@ -100,22 +100,27 @@ test("parseConfig accepts the example with those secrets and reports no problem"
   expect(problems).toEqual([]);
 });
 
-test("the commented Azure alternative, put in place of the S3 storage and identity, parses with its key", () => {
+test("the commented AKS alternative, put in place of the S3 storage and identity, runs keyless as a workload identity", async () => {
   const lines = text.split("\n");
   const start = lines.indexOf("  # pulp:storage:");
   const block = lines
-    .slice(start + 1)
-    .filter((_, i, rest) => rest.slice(0, i + 1).every((l) => l.startsWith("  #   ")));
-  const azure = yaml.load(block.map((l) => l.slice("  #   ".length)).join("\n"));
-  expect(azure).toMatchObject({ azure: { accountName: expect.any(String), container: expect.any(String) } });
-  const supplied = new Set([...listedSecrets, "azureAccountKey"] as SecretName[]);
-  const rest = { ...raw };
-  delete rest.serviceAccount;
-  const config = parseConfig({ ...rest, storage: azure }, supplied, {
-    ...secrets,
-    azureAccountKey: TEST_VALUES.azureAccountKey,
-  });
-  expect(config.storage.azure).toMatchObject({ accountName: "examplepulpartifacts", container: "pulp" });
+    .slice(start)
+    .filter((_, i, rest) =>
+      rest.slice(0, i + 1).every((l) => l.startsWith("  # ") && !l.startsWith("  # On ")),
+    );
+  const aks = yaml.load(block.map((l) => l.slice("  # ".length)).join("\n")) as Record<string, unknown>;
+  expect(Object.keys(aks)).toEqual(["pulp:storage", "pulp:serviceAccount"]);
+  const run = await render(
+    { ...raw, storage: aks["pulp:storage"], serviceAccount: aks["pulp:serviceAccount"] },
+    Object.fromEntries(Object.entries(secrets).filter(([name]) => name !== "s3SecretAccessKey")),
+  );
+  const settings = run.ofType(SECRET).find((r) => /^pulp-settings-/.test(r.inputs.metadata.name))!;
+  expect(settings.inputs.stringData["settings.py"]).toContain(
+    '"token_credential": _PulpAzureWorkloadIdentity()',
+  );
+  const api = run.ofType(DEPLOYMENT).find((d) => d.inputs.metadata.name === "pulp-api")!;
+  expect(api.inputs.spec.template.spec.serviceAccountName).toBe("pulp-pulp");
+  expect(api.inputs.spec.template.metadata.labels["azure.workload.identity/use"]).toBe("true");
 });
 
 test("the commented GKE alternative, put in place of the S3 storage and identity, runs keyless as Workload Identity", async () => {

@@ -1,7 +1,8 @@
 // Unit (Pulumi mocks): artifacts in Azure Blob Storage (storage.azure). settings.py names the account and
 // container and never the key; the key reaches api, content, worker and the migration Job in a connection
 // string from the Secret <instance>-azure, as a dynaconf setting; a new key rolls them; the config rules
-// pair storage.azure with pulp:azureAccountKey. Real Pulp against Azurite: test/e2e/real/azureStorage.test.ts.
+// pair storage.azure with pulp:azureAccountKey or an identity (azureIdentity.test.ts). Real Pulp against
+// Azurite: test/e2e/real/azureStorage.test.ts.
 import { azureConnectionString } from "../../../../components/storage/artifactStorage";
 import { renderSettings } from "../../../../components/settings/render";
 import { configProblems, MINIMAL, problemsOf } from "../../helpers/configs";
@@ -98,7 +99,7 @@ test("a new key rolls the pods (the connection string is read when a container s
 test("storage.azure and its key come together, one storage at a time, with names Azure accepts", () => {
   expect(configProblems({ storage: { azure: AZURE } }, { azureAccountKey: KEY })).toEqual([]);
   expect(problemsOf({ storage: { azure: AZURE } })).toEqual([
-    "pulp:storage.azure: needs the storage account's key, pulp:azureAccountKey (Pulp's images cannot sign in to Azure as a workload identity)",
+    "pulp:storage.azure: has no key (pulp:azureAccountKey), and the pods have no Azure workload identity to sign in with: set the key, or name the identity AKS's webhook gives them (its client ID, in pulp:serviceAccount's annotations)",
   ]);
   expect(configProblems({}, { azureAccountKey: KEY }).map((p) => [p.key, p.message, p.fix])).toEqual([
     [
