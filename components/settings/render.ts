@@ -42,13 +42,13 @@ export interface S3Settings {
 /**
  * With a key, the key reaches the pods in a connection string from a Secret (storage/artifactStorage.ts).
  * Without one (`identity`), the pods sign in as a workload identity (azureIdentity.ts) at the endpoint
- * django-storages builds from the account, `protocol` and `suffix`.
+ * django-storages builds from the account and `suffix` (https://<account>.blob.<suffix>).
  */
 export interface AzureSettings {
   accountName: string;
   container: string;
   location?: string;
-  identity?: { protocol?: string; suffix?: string };
+  identity?: { suffix?: string };
 }
 
 /** Without a key the redirects are signed by IAM signBlob; a key (pulp:gcsCredentials) signs them itself. */
@@ -148,9 +148,6 @@ export function settingsValues(input: SettingsInput): Record<string, unknown> {
                 ...(input.azure.identity
                   ? {
                       token_credential: azureWorkloadIdentity(),
-                      ...(input.azure.identity.protocol
-                        ? { azure_protocol: input.azure.identity.protocol }
-                        : {}),
                       ...(input.azure.identity.suffix
                         ? { endpoint_suffix: input.azure.identity.suffix }
                         : {}),

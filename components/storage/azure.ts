@@ -1,5 +1,5 @@
 // storage.azure without a key: django-storages then builds the account's endpoint itself, as
-// <protocol>://<account>.blob.<suffix> (it reads a connection string only with a key, and takes no URL),
+// https://<account>.blob.<suffix> (it reads a connection string only with a key, and takes no URL),
 // and azure-core sends a bearer token over https only.
 
 /** The ServiceAccount annotation AKS's workload identity webhook reads the client ID from. */
@@ -7,8 +7,11 @@ export const AZURE_CLIENT_ID_ANNOTATION = "azure.workload.identity/client-id";
 
 type AzureStorage = { accountName: string; endpointUrl?: string };
 
-/** The endpoint's parts for settings.py, or undefined when django-storages cannot build it (rules.ts). */
-export function azureEndpointParts(azure: AzureStorage): { protocol?: string; suffix?: string } | undefined {
+/**
+ * The endpoint's suffix for settings.py (django-storages takes https, its `azure_ssl` default), or undefined
+ * when django-storages cannot build the endpoint (rules.ts).
+ */
+export function azureEndpointParts(azure: AzureStorage): { suffix?: string } | undefined {
   if (azure.endpointUrl === undefined) return {}; // https://<account>.blob.core.windows.net, its default
   const url = new URL(azure.endpointUrl);
   const prefix = `${azure.accountName}.blob.`;
@@ -18,5 +21,5 @@ export function azureEndpointParts(azure: AzureStorage): { protocol?: string; su
     url.pathname.replace(/\/+$/, "") !== ""
   )
     return undefined;
-  return { protocol: "https", suffix: url.host.slice(prefix.length) };
+  return { suffix: url.host.slice(prefix.length) };
 }

@@ -108,7 +108,8 @@ test("without the webhook: the projected token for Entra ID and the AZURE_* vari
   const settings = run.ofType(SECRET).find((s) => /^pulp-settings-/.test(s.inputs.metadata.name))!;
   const text = settings.inputs.stringData["settings.py"] as string;
   expect(text).toContain('"endpoint_suffix": "core.usgovcloudapi.net"');
-  expect(text).toContain('"azure_protocol": "https"');
+  // https is django-storages' default (azure_ssl); it takes no protocol option.
+  expect(text).not.toContain("azure_protocol");
 });
 
 test("with the key, nothing of the identity: no label, no credential in settings.py", async () => {
@@ -137,7 +138,7 @@ function azureCoreStandIn(): string {
 test("the credential in settings.py exchanges the projected token at Entra ID, once until it nears expiry", async () => {
   const text = renderSettings({
     ...SETTINGS_INPUT,
-    azure: { ...AZURE, identity: { protocol: "https", suffix: "core.windows.net" } },
+    azure: { ...AZURE, identity: { suffix: "core.windows.net" } },
   });
   // One definition, after the imports, and the imports in the try that names what is missing.
   expect(text.match(/^class _PulpAzureWorkloadIdentity:/gm)).toHaveLength(1);
