@@ -56,6 +56,14 @@ export function podTemplates(run: MockRun): Record<string, unknown> {
   );
 }
 
+/** What runs Pulp's own processes: the api, content and worker Deployments and the migration Job. */
+export function pulpProcesses(run: MockRun): Registered[] {
+  return [
+    ...run.ofType(DEPLOYMENT).filter((d) => /^pulp-(api|content|worker)$/.test(d.inputs.metadata.name)),
+    ...run.ofType(JOB).filter((j) => j.inputs.metadata.name.startsWith("pulp-migrate-")),
+  ];
+}
+
 /** Every pod spec the install creates: Deployments, Jobs and CronJobs. */
 export function podSpecs(run: MockRun): [string, Record<string, unknown>][] {
   const named = (r: Registered, template: { spec: Record<string, unknown> }) =>

@@ -7,7 +7,7 @@ import { renderSettings } from "../../../../components/settings/render";
 import { restrictedViolations } from "../../../../components/workload/podSecurity";
 import { MINIMAL, problemsOf } from "../../helpers/configs";
 import { SETTINGS_INPUT } from "../../helpers/settingsInput";
-import { CRONJOB, DEPLOYMENT, JOB, render, SECRET } from "../../helpers/render";
+import { CRONJOB, DEPLOYMENT, pulpProcesses, render, SECRET } from "../../helpers/render";
 
 const KEYLESS = {
   ...MINIMAL,
@@ -30,10 +30,10 @@ test("Pulp's pods run as <instance>-pulp with the projected token and AWS_ROLE_A
   });
   expect(account.inputs.automountServiceAccountToken).toBe(false);
 
-  const pulpPods = [
-    ...run.ofType(DEPLOYMENT).filter((d) => /^pulp-(api|content|worker)$/.test(d.inputs.metadata.name)),
-    ...run.ofType(JOB).filter((j) => j.inputs.metadata.name.startsWith("pulp-migrate")),
-  ].map((r) => [r.inputs.metadata.name as string, r.inputs.spec.template.spec]);
+  const pulpPods = pulpProcesses(run).map((r) => [
+    r.inputs.metadata.name as string,
+    r.inputs.spec.template.spec,
+  ]);
   expect(pulpPods.map(([name]) => name)).toHaveLength(4);
   for (const [name, spec] of pulpPods) {
     expect({ name, account: spec.serviceAccountName }).toEqual({ name, account: "pulp-pulp" });

@@ -7,7 +7,7 @@ import { ConfigError, ConfigProblem, SECRET_GIVEN } from "../../../../components
 import { SecretName } from "../../../../components/config/rules";
 import { noProxyList } from "../../../../components/proxy/proxy";
 import { MINIMAL } from "../../helpers/configs";
-import { DEPLOYMENT, JOB, render } from "../../helpers/render";
+import { pulpProcesses, render } from "../../helpers/render";
 
 const PROXY = { httpProxy: "http://proxy.corp.example:3128", httpsProxy: "http://proxy.corp.example:3128" };
 const IDENTITY = { instance: "pulp", version: "3.123.1" };
@@ -78,10 +78,7 @@ test("every Pulp container, the migration Job and the backup upload get the vari
   });
   const secret = run.k8s("Secret", "pulp-proxy");
   expect(secret.inputs.stringData).toEqual({ http: PROXY.httpProxy, https: PROXY.httpsProxy });
-  const containers = [
-    ...run.ofType(DEPLOYMENT).filter((d) => /^pulp-(api|content|worker)$/.test(d.inputs.metadata.name)),
-    ...run.ofType(JOB).filter((j) => j.inputs.metadata.name.startsWith("pulp-migrate-")),
-  ].map((r) => r.inputs.spec.template.spec.containers[0]);
+  const containers = pulpProcesses(run).map((r) => r.inputs.spec.template.spec.containers[0]);
   const backup = run.k8s("CronJob", "pulp-backup").inputs.spec.jobTemplate.spec.template.spec;
   containers.push(backup.containers.find((c: { name: string }) => c.name === "upload"));
   expect(containers).toHaveLength(5);

@@ -7,7 +7,7 @@ import { azureConnectionString } from "../../../../components/storage/artifactSt
 import { renderSettings } from "../../../../components/settings/render";
 import { configProblems, MINIMAL, problemsOf } from "../../helpers/configs";
 import { SETTINGS_INPUT } from "../../helpers/settingsInput";
-import { DEPLOYMENT, JOB, render, SECRET } from "../../helpers/render";
+import { DEPLOYMENT, pulpProcesses, render, SECRET } from "../../helpers/render";
 
 // The storage emulator's published key (Azurite's devstoreaccount1): a valid key, no one's secret.
 const KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
@@ -53,10 +53,7 @@ test("the key reaches Pulp's pods from the Secret <instance>-azure as a setting,
   const run = await render(CONFIG, { azureAccountKey: KEY });
   const secret = run.ofType(SECRET).find((s) => s.inputs.metadata.name === "pulp-azure")!;
   expect(secret.inputs.stringData.connection_string).toContain(`AccountKey=${KEY};`);
-  const pods = [
-    ...run.ofType(DEPLOYMENT).filter((d) => /^pulp-(api|content|worker)$/.test(d.inputs.metadata.name)),
-    ...run.ofType(JOB).filter((j) => j.inputs.metadata.name.startsWith("pulp-migrate")),
-  ];
+  const pods = pulpProcesses(run);
   expect(pods).toHaveLength(4);
   for (const pod of pods) {
     const env = pod.inputs.spec.template.spec.containers[0].env as {

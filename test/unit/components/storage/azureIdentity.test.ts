@@ -13,7 +13,7 @@ import { renderSettings } from "../../../../components/settings/render";
 import { restrictedViolations } from "../../../../components/workload/podSecurity";
 import { configProblems, MINIMAL, problemsOf } from "../../helpers/configs";
 import { SETTINGS_INPUT } from "../../helpers/settingsInput";
-import { DEPLOYMENT, JOB, render, SECRET } from "../../helpers/render";
+import { DEPLOYMENT, pulpProcesses, render, SECRET } from "../../helpers/render";
 
 const AZURE = { accountName: "pulpartifacts", container: "pulp" };
 const IDENTITY = {
@@ -36,10 +36,7 @@ const NO_WEBHOOK = {
 };
 
 const pulpPods = (run: Awaited<ReturnType<typeof render>>) =>
-  [
-    ...run.ofType(DEPLOYMENT).filter((d) => /^pulp-(api|content|worker)$/.test(d.inputs.metadata.name)),
-    ...run.ofType(JOB).filter((j) => j.inputs.metadata.name.startsWith("pulp-migrate")),
-  ].map((r) => [r.inputs.metadata.name as string, r.inputs.spec.template] as const);
+  pulpProcesses(run).map((r) => [r.inputs.metadata.name as string, r.inputs.spec.template] as const);
 
 test("on AKS: the pods carry the webhook's label and run as pulp-pulp; no key Secret, no key setting", async () => {
   const run = await render(ON_AKS);

@@ -7,7 +7,7 @@ import { renderSettings } from "../../../../components/settings/render";
 import { GCS_KEY_DIR } from "../../../../components/storage/gcs";
 import { configProblems, MINIMAL, problemsOf } from "../../helpers/configs";
 import { SETTINGS_INPUT } from "../../helpers/settingsInput";
-import { DEPLOYMENT, JOB, render, SECRET } from "../../helpers/render";
+import { DEPLOYMENT, pulpProcesses, render, SECRET } from "../../helpers/render";
 
 const GCS = { bucket: "pulp-artifacts", location: "prod/pulp" };
 const CONFIG = { ...MINIMAL, storage: { gcs: GCS } };
@@ -22,10 +22,6 @@ const key = (email = "pulp@pulp-project.iam.gserviceaccount.com") =>
     token_uri: "https://oauth2.googleapis.com/token",
   });
 
-const pulpPods = (run: Awaited<ReturnType<typeof render>>) => [
-  ...run.ofType(DEPLOYMENT).filter((d) => /^pulp-(api|content|worker)$/.test(d.inputs.metadata.name)),
-  ...run.ofType(JOB).filter((j) => j.inputs.metadata.name.startsWith("pulp-migrate")),
-];
 type Env = { name: string; value?: string }[];
 const envOf = (pod: { inputs: any }) => pod.inputs.spec.template.spec.containers[0].env as Env;
 
@@ -64,7 +60,7 @@ test("without a key: no Secret, no key file; the pods run as pulp:serviceAccount
     },
   });
   expect(run.ofType(SECRET).filter((s) => s.inputs.metadata.name === "pulp-gcs")).toEqual([]);
-  const pods = pulpPods(run);
+  const pods = pulpProcesses(run);
   expect(pods).toHaveLength(4);
   for (const pod of pods) {
     expect(envOf(pod).map((e) => e.name)).not.toContain("GOOGLE_APPLICATION_CREDENTIALS");
@@ -86,7 +82,7 @@ test("with a key: a file from the Secret <instance>-gcs in every Pulp pod, never
   expect(JSON.parse(secret.inputs.stringData["credentials.json"]).client_email).toBe(
     "pulp@pulp-project.iam.gserviceaccount.com",
   );
-  const pods = pulpPods(run);
+  const pods = pulpProcesses(run);
   expect(pods).toHaveLength(4);
   for (const pod of pods) {
     const spec = pod.inputs.spec.template.spec;
