@@ -6,7 +6,7 @@ import * as fs from "fs";
 import * as http from "http";
 import * as os from "os";
 import * as path from "path";
-import { kubectlTry, kubectlUntil } from "../harness";
+import { getJson, kubectlTry, kubectlUntil } from "../harness";
 import { REPO } from "../local/environment";
 
 const CLIENTS_BIN = execFileSync("bash", [path.join(REPO, "testbed/clients/install.sh")], {
@@ -83,6 +83,12 @@ export interface Pulp {
   password: string;
   /** Where it runs: a failure that pulp-web answered for (502-504) then says what its pods were doing. */
   namespace?: string;
+}
+
+/** An install as its clients reach it: through the Service `<instance>-web`, as admin. */
+export function pulpThroughWeb(namespace: string, password: string, instance = "pulp"): Pulp {
+  const web = getJson(["service", `${instance}-web`, "-n", namespace]);
+  return { baseUrl: `http://${web.spec.clusterIP}:8080`, password, namespace };
 }
 
 /** The namespace's pods (restarts, readiness, how each last ended) and the last lines of pulp-web and the api. */

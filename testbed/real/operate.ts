@@ -76,6 +76,21 @@ export function runningApiPod(namespace: string, instance = "pulp"): string {
   return pod.metadata.name;
 }
 
+/** A file as a running api pod of `instance` sees it (its settings.py, a mounted token). */
+export function apiFile(namespace: string, file: string, instance = "pulp"): string {
+  return kubectl([
+    "exec",
+    "-n",
+    namespace,
+    runningApiPod(namespace, instance),
+    "-c",
+    "api",
+    "--",
+    "cat",
+    file,
+  ]);
+}
+
 /**
  * Runs Python in a running api pod of `instance` with `pulpcore-manager shell` (the settings as the pod
  * reads them); returns only what `code` prints.

@@ -18,7 +18,7 @@ import {
 } from "../../../testbed/harness";
 import { REPO } from "../../../testbed/local/environment";
 import { ensureAutoscalers } from "../../../testbed/real/autoscaling";
-import { dispatchUpload, get, Pulp, pulpCli } from "../../../testbed/real/clients";
+import { dispatchUpload, get, Pulp, pulpCli, pulpThroughWeb } from "../../../testbed/real/clients";
 import { DATABASE_PASSWORD, dropDatabase, emptyDatabase } from "../../../testbed/real/database";
 import { MetricsReceiver, startMetricsReceiver } from "../../../testbed/real/otlp";
 import { importImages, localImages, releaseConfig, SMALL_PODS } from "../../../testbed/real/stack";
@@ -124,11 +124,7 @@ afterAll(() => {
 
 test("installed with no worker: KEDA's ScaledObject is ready and reads the task queue from Pulp's database", async () => {
   mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
-  pulp = {
-    baseUrl: `http://${getJson(["service", "pulp-web", "-n", NS]).spec.clusterIP}:8080`,
-    password: ADMIN_PASSWORD,
-    namespace: NS,
-  };
+  pulp = pulpThroughWeb(NS, ADMIN_PASSWORD);
   expect(pulpCli(pulp, ["status"]).database_connection.connected).toBe(true);
   expect(replicasOf("pulp-worker")).toBe(0);
   // Ready: KEDA built the HPA and its PostgreSQL scaler connected and ran the query.

@@ -9,7 +9,7 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { dropStack, freshStack, getJson, kubectl, mustPulumi, setSecrets } from "../../../testbed/harness";
+import { dropStack, freshStack, getJson, mustPulumi, setSecrets } from "../../../testbed/harness";
 import { REPO } from "../../../testbed/local/environment";
 import {
   ACCOUNT_HOST,
@@ -17,8 +17,8 @@ import {
   IdentityBlobStorage,
   startBlobStorageForIdentity,
 } from "../../../testbed/real/azure";
-import { distributeFile, get, Pulp, pulpCli, sha256 } from "../../../testbed/real/clients";
-import { runningApiPod } from "../../../testbed/real/operate";
+import { distributeFile, get, Pulp, pulpCli, pulpThroughWeb, sha256 } from "../../../testbed/real/clients";
+import { apiFile } from "../../../testbed/real/operate";
 import { DATABASE_PASSWORD, dropDatabase, emptyDatabase } from "../../../testbed/real/database";
 import { importImages, localImages, releaseConfig } from "../../../testbed/real/stack";
 
@@ -68,11 +68,7 @@ afterAll(() => {
 
 test("`pulumi up` with storage.azure and no key: the pods carry the identity, and no key is in any Secret or settings", () => {
   mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
-  pulp = {
-    baseUrl: `http://${getJson(["service", "pulp-web", "-n", NS]).spec.clusterIP}:8080`,
-    password: ADMIN_PASSWORD,
-    namespace: NS,
-  };
+  pulp = pulpThroughWeb(NS, ADMIN_PASSWORD);
   expect(pulpCli(pulp, ["status"]).database_connection.connected).toBe(true);
   for (const deployment of ["pulp-api", "pulp-content", "pulp-worker"]) {
     const template = getJson(["deployment", deployment, "-n", NS]).spec.template;
@@ -91,17 +87,7 @@ test("`pulumi up` with storage.azure and no key: the pods carry the identity, an
   );
   expect(decoded.filter((text) => text.includes(AZURITE_KEY) || text.includes("AccountKey="))).toEqual([]);
   expect(secrets.map((s) => s.metadata.name)).not.toContain("pulp-azure");
-  const settings = kubectl([
-    "exec",
-    "-n",
-    NS,
-    runningApiPod(NS),
-    "-c",
-    "api",
-    "--",
-    "cat",
-    "/etc/pulp/settings.py",
-  ]);
+  const settings = apiFile(NS, "/etc/pulp/settings.py");
   expect(settings).toContain('"token_credential": _PulpAzureWorkloadIdentity()');
   expect(settings).toContain(
     `"endpoint_suffix": "${storage.endpointUrl.replace(/^https:\/\/[^.]+\.blob\./, "")}"`,

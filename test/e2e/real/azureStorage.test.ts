@@ -8,11 +8,11 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { dropStack, freshStack, getJson, kubectl, mustPulumi, setSecrets } from "../../../testbed/harness";
+import { dropStack, freshStack, getJson, mustPulumi, setSecrets } from "../../../testbed/harness";
 import { REPO } from "../../../testbed/local/environment";
 import { BlobStorage, startBlobStorage } from "../../../testbed/real/azure";
-import { distributeFile, get, Pulp, pulpCli, sha256 } from "../../../testbed/real/clients";
-import { backupTool, lastJsonLine, restoreCheckInApi, runningApiPod } from "../../../testbed/real/operate";
+import { distributeFile, get, Pulp, pulpCli, pulpThroughWeb, sha256 } from "../../../testbed/real/clients";
+import { apiFile, backupTool, lastJsonLine, restoreCheckInApi } from "../../../testbed/real/operate";
 import { DATABASE_PASSWORD, dropDatabase, emptyDatabase } from "../../../testbed/real/database";
 import { importImages, localImages, releaseConfig } from "../../../testbed/real/stack";
 
@@ -71,11 +71,7 @@ afterAll(() => {
 
 test("`pulumi up` with storage.azure: settings.py names the account and container, the key reaches the pods only from pulp-azure", () => {
   mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
-  pulp = {
-    baseUrl: `http://${getJson(["service", "pulp-web", "-n", NS]).spec.clusterIP}:8080`,
-    password: ADMIN_PASSWORD,
-    namespace: NS,
-  };
+  pulp = pulpThroughWeb(NS, ADMIN_PASSWORD);
   expect(pulpCli(pulp, ["status"]).database_connection.connected).toBe(true);
   for (const deployment of ["pulp-api", "pulp-content", "pulp-worker"]) {
     const env = getJson(["deployment", deployment, "-n", NS]).spec.template.spec.containers[0].env as {
@@ -89,17 +85,7 @@ test("`pulumi up` with storage.azure: settings.py names the account and containe
     });
     expect(JSON.stringify(env)).not.toContain(storage.accountKey);
   }
-  const settings = kubectl([
-    "exec",
-    "-n",
-    NS,
-    runningApiPod(NS),
-    "-c",
-    "api",
-    "--",
-    "cat",
-    "/etc/pulp/settings.py",
-  ]);
+  const settings = apiFile(NS, "/etc/pulp/settings.py");
   expect(settings).toContain('"BACKEND": "storages.backends.azure_storage.AzureStorage"');
   expect(settings).toContain(`"azure_container": "${CONTAINER}"`);
   expect(settings).toContain(`"location": "${LOCATION}"`);

@@ -10,11 +10,11 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { dropStack, freshStack, getJson, kubectl, mustPulumi, setSecrets } from "../../../testbed/harness";
+import { dropStack, freshStack, getJson, mustPulumi, setSecrets } from "../../../testbed/harness";
 import { REPO } from "../../../testbed/local/environment";
 import { GcsEmulator, SERVICE_ACCOUNT, signedWith, startGcs } from "../../../testbed/real/gcs";
-import { distributeFile, get, Pulp, pulpCli, sha256 } from "../../../testbed/real/clients";
-import { backupTool, lastJsonLine, restoreCheckInApi, runningApiPod } from "../../../testbed/real/operate";
+import { distributeFile, get, Pulp, pulpCli, pulpThroughWeb, sha256 } from "../../../testbed/real/clients";
+import { apiFile, backupTool, lastJsonLine, restoreCheckInApi } from "../../../testbed/real/operate";
 import { DATABASE_PASSWORD, dropDatabase, emptyDatabase } from "../../../testbed/real/database";
 import { importImages, localImages, releaseConfig } from "../../../testbed/real/stack";
 
@@ -66,11 +66,7 @@ afterAll(() => {
 
 test("`pulumi up` with storage.gcs: settings.py names the bucket and folder, the key is a file from pulp-gcs", () => {
   mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
-  pulp = {
-    baseUrl: `http://${getJson(["service", "pulp-web", "-n", NS]).spec.clusterIP}:8080`,
-    password: ADMIN_PASSWORD,
-    namespace: NS,
-  };
+  pulp = pulpThroughWeb(NS, ADMIN_PASSWORD);
   expect(pulpCli(pulp, ["status"]).database_connection.connected).toBe(true);
   const privateKey = JSON.parse(gcs.key).private_key as string;
   for (const deployment of ["pulp-api", "pulp-content", "pulp-worker"]) {
@@ -83,17 +79,7 @@ test("`pulumi up` with storage.gcs: settings.py names the bucket and folder, the
     }).toEqual({ deployment, volume: "pulp-gcs", env: "/etc/pulp/gcs/credentials.json" });
     expect(JSON.stringify(spec)).not.toContain(privateKey.split("\n")[1]);
   }
-  const settings = kubectl([
-    "exec",
-    "-n",
-    NS,
-    runningApiPod(NS),
-    "-c",
-    "api",
-    "--",
-    "cat",
-    "/etc/pulp/settings.py",
-  ]);
+  const settings = apiFile(NS, "/etc/pulp/settings.py");
   expect(settings).toContain('"BACKEND": "storages.backends.gcloud.GoogleCloudStorage"');
   expect(settings).toContain(`"bucket_name": "${BUCKET}"`);
   expect(settings).toContain(`"location": "${LOCATION}"`);

@@ -20,7 +20,7 @@ import {
   setSecrets,
 } from "../../../testbed/harness";
 import { REPO } from "../../../testbed/local/environment";
-import { distributeFile, get, Pulp, pulpCli, sha256 } from "../../../testbed/real/clients";
+import { distributeFile, get, Pulp, pulpCli, pulpThroughWeb, sha256 } from "../../../testbed/real/clients";
 import { backupTool, lastJsonLine, pulpShell } from "../../../testbed/real/operate";
 import { HttpProxy, startProxy } from "../../../testbed/real/proxy";
 import { DATABASE_PASSWORD, dropDatabase, emptyDatabase } from "../../../testbed/real/database";
@@ -81,11 +81,7 @@ afterAll(() => {
 
 test("`pulumi up` with no S3 key: the pods run as pulp-pulp with the web identity's token, and no key is anywhere", () => {
   mustPulumi(STACK, ["up", "--yes", "--skip-preview"]);
-  pulp = {
-    baseUrl: `http://${getJson(["service", "pulp-web", "-n", NS]).spec.clusterIP}:8080`,
-    password: ADMIN_PASSWORD,
-    namespace: NS,
-  };
+  pulp = pulpThroughWeb(NS, ADMIN_PASSWORD);
   expect(pulpCli(pulp, ["status"]).database_connection.connected).toBe(true);
 
   for (const deployment of ["pulp-api", "pulp-content", "pulp-worker"]) {

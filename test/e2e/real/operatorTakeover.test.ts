@@ -22,7 +22,15 @@ import {
   shippedTool,
 } from "../../../testbed/harness";
 import { KUBECONFIG, STATE } from "../../../testbed/local/environment";
-import { get, pullLayers, pulpCli, registryToken, sha256, skopeoCopy } from "../../../testbed/real/clients";
+import {
+  get,
+  pullLayers,
+  pulpCli,
+  pulpThroughWeb,
+  registryToken,
+  sha256,
+  skopeoCopy,
+} from "../../../testbed/real/clients";
 import { prepareLoadTarget, underLoad } from "../../../testbed/real/loadTarget";
 import { LoadRecord } from "../../../testbed/real/loadReport";
 import { checkArtifacts, pulpShell } from "../../../testbed/real/operate";
@@ -201,11 +209,7 @@ test("pulp-operator's install taken over in place: same data and credentials, no
   expect(failedRequests(takeover.records, takeover.during[0])).toEqual([]);
 
   // This install serves the same data, with the operator's credentials.
-  const ours = {
-    baseUrl: `http://${getJson(["service", `${INSTANCE}-web`, "-n", NS]).spec.clusterIP}:8080`,
-    password: op.adminPassword,
-    namespace: NS,
-  };
+  const ours = pulpThroughWeb(NS, op.adminPassword, INSTANCE);
   expect(
     pulpCli(ours, ["status"]).versions.find((v: { component: string }) => v.component === "core").version,
   ).toBe(RELEASE);
