@@ -26,7 +26,7 @@ export interface ArtifactStorageArgs {
  * cannot end a field early.
  */
 export function azureConnectionString(
-  azure: NonNullable<PulpConfig["storage"]["azure"]>,
+  azure: Pick<NonNullable<PulpConfig["storage"]["azure"]>, "accountName" | "endpointUrl">,
   accountKey: string,
 ): string {
   const endpoint = (azure.endpointUrl ?? `https://${azure.accountName}.blob.core.windows.net`).replace(

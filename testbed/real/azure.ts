@@ -7,11 +7,12 @@
 // workload identity (startBlobStorageForIdentity): over https with Azurite's OAuth check, at the name an
 // account has in Azure (https://devstoreaccount1.blob.<suffix>), which a headless Service in the namespace
 // `blob` gives it in the cluster, beside an Entra ID token endpoint (testbed/azure/entra.js).
-import { ChildProcess, execFileSync, spawn } from "child_process";
+import { execFileSync, spawn } from "child_process";
 import * as fs from "fs";
 import * as https from "https";
 import * as os from "os";
 import * as path from "path";
+import { azureConnectionString } from "../../components/storage/artifactStorage";
 import { kubectl } from "../harness";
 import { NODE_ADDRESS as HOST, KUBECONFIG, REPO, toolchainBin } from "../local/environment";
 import { ensureTls } from "../tls/selfSigned";
@@ -38,7 +39,6 @@ async function startAzurite(
   endpoint: (port: number) => string,
   env: NodeJS.ProcessEnv = {},
 ): Promise<{
-  child: ChildProcess;
   port: number;
   containerPy: (...args: string[]) => string;
   stop: () => void;
@@ -64,16 +64,17 @@ async function startAzurite(
   child.stdout!.on("data", (c) => (output = (output + c).slice(-4000)));
   child.stderr!.on("data", (c) => (output = (output + c).slice(-4000)));
   await listening("azurite-blob", port, child, () => output);
-  const connection =
-    `DefaultEndpointsProtocol=${endpoint(port).split(":")[0]};AccountName=${AZURITE_ACCOUNT};` +
-    `AccountKey=${AZURITE_KEY};BlobEndpoint=${endpoint(port)}`;
+  // The string the program gives Pulp's pods with a key.
+  const connection = azureConnectionString(
+    { accountName: AZURITE_ACCOUNT, endpointUrl: endpoint(port) },
+    AZURITE_KEY,
+  );
   const containerPy = (...argv: string[]) =>
     execFileSync(path.join(venvBin, "python3"), [path.join(REPO, "testbed/azure/container.py"), ...argv], {
       encoding: "utf8",
       env: { ...process.env, ...env, AZURE_CONNECTION_STRING: connection },
     }).trim();
   return {
-    child,
     port,
     containerPy,
     stop: () => {

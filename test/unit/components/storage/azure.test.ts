@@ -34,15 +34,12 @@ test("settings.py names the account, container and folder, signs redirects for 6
 });
 
 test("the connection string names the endpoint: Azure's public one by default, or the one configured", () => {
-  expect(azureConnectionString({ ...AZURE, workingDirectorySize: "20Gi" }, KEY)).toBe(
+  expect(azureConnectionString(AZURE, KEY)).toBe(
     `DefaultEndpointsProtocol=https;AccountName=pulpartifacts;AccountKey=${KEY};` +
       "BlobEndpoint=https://pulpartifacts.blob.core.windows.net",
   );
   expect(
-    azureConnectionString(
-      { ...AZURE, endpointUrl: "http://10.0.0.1:10000/devstoreaccount1/", workingDirectorySize: "20Gi" },
-      KEY,
-    ),
+    azureConnectionString({ ...AZURE, endpointUrl: "http://10.0.0.1:10000/devstoreaccount1/" }, KEY),
   ).toBe(
     `DefaultEndpointsProtocol=http;AccountName=pulpartifacts;AccountKey=${KEY};` +
       "BlobEndpoint=http://10.0.0.1:10000/devstoreaccount1",
