@@ -371,3 +371,31 @@ export const failingMigration = (logTail: string) => ({
 export const readiness = (mode: "slow" | "never", after = "4s") => ({
   podAnnotations: { "pulp-e2e/readiness": mode, "pulp-e2e/ready-after": after },
 });
+
+/** A node the scheduler can place a pod on: Ready, not cordoned, with the capacity kwok (or a kubelet) gave it. */
+export function schedulable(node: any): boolean {
+  const readyNow = node.status?.conditions?.some(
+    (c: { type: string; status: string }) => c.type === "Ready" && c.status === "True",
+  );
+  // A quantity ("110", or "1M" as kwok's default node has it): its leading number says whether there is room.
+  return (
+    Boolean(readyNow) && !node.spec?.unschedulable && parseFloat(node.status?.allocatable?.pods ?? "0") > 0
+  );
+}
+
+/** The scheduler's latest word on each pod of the namespace it could not place, one line a pod. */
+export function schedulingFailures(namespace: string): string[] {
+  const events = getJson<{ items: any[] }>([
+    "events",
+    "-n",
+    namespace,
+    "--field-selector",
+    "reason=FailedScheduling",
+  ]).items;
+  const latest = new Map<string, string>();
+  for (const e of events.sort((a, b) =>
+    String(a.lastTimestamp ?? a.eventTime).localeCompare(String(b.lastTimestamp ?? b.eventTime)),
+  ))
+    latest.set(e.involvedObject.name, `${e.lastTimestamp ?? e.eventTime} ${e.message}`);
+  return [...latest].map(([pod, message]) => `${pod} unscheduled: ${message}`);
+}
