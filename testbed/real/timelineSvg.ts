@@ -1,4 +1,4 @@
-// A load run drawn as one SVG: requests per second (answered, failed) over time, the phases shaded, and the
+// A load run drawn as one SVG: requests per second (answered by Pulp, by pulp-web's content cache, failed) over time, the phases shaded, and the
 // pods' changes marked below, so a gap or a burst of failures is seen beside the pod that caused it. Pure:
 // records, phase bounds and pod events in, the SVG's text out (underLoad writes it next to the figures).
 import type { LoadRecord } from "./loadReport";
@@ -19,24 +19,29 @@ const CHART = 180;
 const LANE = 14;
 const OK = "#3a7d44";
 const FAILED = "#c0392b";
+const CACHED = "#2e6da4";
 const PHASE_FILL = ["#f4f6f8", "#fdf2e3", "#eef5fb"];
 
 const escape = (text: string) =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
-/** Counts per whole second since `start`: answered and failed requests (task records are not requests). */
+/**
+ * Counts per whole second since `start`: requests answered by Pulp, answered by pulp-web from its content
+ * cache, and failed (task records are not requests).
+ */
 export function perSecond(
   records: LoadRecord[],
   start: number,
   seconds: number,
-): { ok: number; failed: number }[] {
-  const bins = Array.from({ length: seconds }, () => ({ ok: 0, failed: 0 }));
+): { ok: number; cached: number; failed: number }[] {
+  const bins = Array.from({ length: seconds }, () => ({ ok: 0, cached: 0, failed: 0 }));
   for (const r of records) {
     if (r.kind === "task") continue;
     const i = Math.floor((r.t - start) / 1000);
     if (i < 0 || i >= seconds) continue;
-    if (r.ok) bins[i].ok++;
-    else bins[i].failed++;
+    if (!r.ok) bins[i].failed++;
+    else if (r.cached) bins[i].cached++;
+    else bins[i].ok++;
   }
   return bins;
 }
@@ -59,7 +64,7 @@ export function timelineSvg(input: TimelineInput): string {
   const end = Math.max(...bounds.map(([, e]) => e));
   const seconds = Math.max(1, Math.ceil((end - start) / 1000));
   const bins = perSecond(input.records, start, seconds);
-  const peak = Math.max(1, ...bins.map((b) => b.ok + b.failed));
+  const peak = Math.max(1, ...bins.map((b) => b.ok + b.cached + b.failed));
   const x = (t: number) => LEFT + ((t - start) / (end - start || 1)) * (WIDTH - LEFT - RIGHT);
   const barWidth = (WIDTH - LEFT - RIGHT) / seconds;
   // 20 % headroom above the highest bar for the phase names.
@@ -79,7 +84,7 @@ export function timelineSvg(input: TimelineInput): string {
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" font-family="sans-serif" font-size="11">`,
     `<title>${escape(input.title)}</title>`,
     `<text x="${LEFT}" y="16" font-size="13" font-weight="bold">${escape(input.title)}</text>`,
-    `<text x="${WIDTH - RIGHT}" y="16" text-anchor="end"><tspan fill="${OK}">answered</tspan> / <tspan fill="${FAILED}">failed</tspan> requests per second (peak ${peak})</text>`,
+    `<text x="${WIDTH - RIGHT}" y="16" text-anchor="end"><tspan fill="${OK}">answered</tspan> / <tspan fill="${CACHED}">from pulp-web's cache</tspan> / <tspan fill="${FAILED}">failed</tspan> requests per second (peak ${peak})</text>`,
   ];
   Object.entries(input.phases).forEach(([, [s, e]], i) => {
     out.push(
@@ -93,11 +98,18 @@ export function timelineSvg(input: TimelineInput): string {
       out.push(
         `<rect class="ok" x="${left}" y="${y(b.ok).toFixed(1)}" width="${w}" height="${(TOP + CHART - y(b.ok)).toFixed(1)}" fill="${OK}"/>`,
       );
-    if (b.failed > 0) {
-      const top = y(b.ok + b.failed);
+    // Stacked: Pulp's answers, then the cache's, then the failures.
+    let below = b.ok;
+    for (const [kind, count, fill] of [
+      ["cached", b.cached, CACHED],
+      ["failed", b.failed, FAILED],
+    ] as const) {
+      if (count === 0) continue;
+      const top = y(below + count);
       out.push(
-        `<rect class="failed" x="${left}" y="${top.toFixed(1)}" width="${w}" height="${(y(b.ok) - top).toFixed(1)}" fill="${FAILED}"><title>${i} s: ${b.failed} failed</title></rect>`,
+        `<rect class="${kind}" x="${left}" y="${top.toFixed(1)}" width="${w}" height="${(y(below) - top).toFixed(1)}" fill="${fill}"><title>${i} s: ${count} ${kind}</title></rect>`,
       );
+      below += count;
     }
   });
   // Phase names and bounds over the bars, in the headroom the scale leaves.

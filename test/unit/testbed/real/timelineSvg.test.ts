@@ -10,7 +10,8 @@ import { perSecond, timelineSvg } from "../../../../testbed/real/timelineSvg";
 const T0 = Date.parse("2026-11-26T06:00:00Z");
 const at = (s: number) => T0 + s * 1000;
 
-// Two status requests a second for 60 s; seconds 30-34 fail (the api had no ready pod), a task runs long.
+// Two status requests a second for 60 s; seconds 30-34 fail (the api had no ready pod), a task runs long;
+// in seconds 36-37 a download is answered from pulp-web's cache.
 const records: LoadRecord[] = [
   ...Array.from({ length: 120 }, (_, i): LoadRecord => {
     const second = Math.floor(i / 2);
@@ -24,6 +25,8 @@ const records: LoadRecord[] = [
     };
   }),
   { t: at(10), kind: "task", ms: 20_000, ok: true },
+  { t: at(36) + 100, kind: "content", ms: 5, ok: true, cached: true },
+  { t: at(37) + 100, kind: "content", ms: 5, ok: true, cached: true },
 ];
 const events: PodEvent[] = [
   {
@@ -64,23 +67,25 @@ print(json.dumps({"classes": classes, "text": text, "lanes": lanes}))
 
 test("requests are counted per second, task records aside", () => {
   const bins = perSecond(records, T0, 60);
-  expect(bins[0]).toEqual({ ok: 2, failed: 0 });
-  expect(bins[30]).toEqual({ ok: 0, failed: 2 });
-  expect(bins[10]).toEqual({ ok: 2, failed: 0 }); // the task record is not a request
-  expect(bins.reduce((n, b) => n + b.ok + b.failed, 0)).toBe(120);
+  expect(bins[0]).toEqual({ ok: 2, cached: 0, failed: 0 });
+  expect(bins[30]).toEqual({ ok: 0, cached: 0, failed: 2 });
+  expect(bins[10]).toEqual({ ok: 2, cached: 0, failed: 0 }); // the task record is not a request
+  expect(bins[36]).toEqual({ ok: 2, cached: 1, failed: 0 });
+  expect(bins.reduce((n, b) => n + b.ok + b.cached + b.failed, 0)).toBe(122);
 });
 
 test("the timeline draws each second's answers and failures, the phases and each pod's changes", () => {
   const svg = timelineSvg({ title: "rolling <3.121.3 -> 3.123.1>", records, phases, events });
   const { classes, text, lanes } = parsed(svg);
-  expect(classes).toEqual({ phase: 3, ok: 55, failed: 5, lane: 2, "pod-event": 4 });
+  expect(classes).toEqual({ phase: 3, ok: 55, cached: 2, failed: 5, lane: 2, "pod-event": 4 });
   expect(lanes).toEqual(["pulp-api-aaaa-11111", "pulp-api-bbbb-22222"]);
   expect(text).toContain("rolling <3.121.3 -> 3.123.1>"); // escaped in the file, read back as written
   expect(text).toContain("during (20 s)");
   expect(text).toContain("30 s: 2 failed");
+  expect(text).toContain("36 s: 1 cached");
   expect(text).toContain("pulp-api-aaaa-11111 stopping at 25.0 s");
   expect(text).toContain("pulp-api-bbbb-22222 ready at 35.0 s");
-  expect(text).toContain("(peak 2)");
+  expect(text).toContain("(peak 3)"); // second 36: two answers and one from the cache, stacked
 });
 
 test("a run without failures draws no failed bar", () => {
@@ -88,5 +93,6 @@ test("a run without failures draws no failed bar", () => {
   expect(parsed(timelineSvg({ title: "ok", records: healthy, phases, events: [] })).classes).toEqual({
     phase: 3,
     ok: 60,
+    cached: 2,
   });
 });
