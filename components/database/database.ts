@@ -1,6 +1,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { PulpConfig } from "../config/parse";
+import { postgresMajorOf } from "../config/rules";
 import { DATABASE_CA_DIR, DATABASE_CA_FILE, DatabaseSettings } from "../settings/render";
 import { holds } from "../contract";
 import { fixedName, Identity, labels } from "../common/labels";
@@ -22,6 +23,19 @@ export interface DatabaseArgs {
   imagePullSecrets?: string[];
   /** The external database's password, from the stack config. */
   externalPassword?: pulumi.Output<string>;
+}
+
+/**
+ * What `up` awaits on the Cluster: Ready, and with an image whose tag names its major, the data directory
+ * at that major. A new major is upgraded in place after the update is accepted, while the Cluster still
+ * reports Ready from before: awaiting Ready alone, `up` returned in seconds while the operator was still
+ * stopping the instance for pg_upgrade (postgresMajorUpgrade.test.ts).
+ */
+export function clusterAwait(imageName: string | undefined): string {
+  const major = imageName ? postgresMajorOf(imageName) : undefined;
+  return major === undefined
+    ? "condition=Ready"
+    : JSON.stringify(["condition=Ready", `jsonpath={.status.pgDataImageInfo.majorVersion}=${major}`]);
 }
 
 /**
@@ -83,7 +97,10 @@ export class Database extends pulumi.ComponentResource {
             name: clusterName,
             namespace: args.namespace,
             labels: labels(args.identity, "database"),
-            annotations: { "pulumi.com/waitFor": "condition=Ready", ...holds("database") },
+            annotations: {
+              "pulumi.com/waitFor": clusterAwait(cloudnativepg.imageName),
+              ...holds("database"),
+            },
           },
           spec: pulumi
             .output(args.namespace)

@@ -6,7 +6,8 @@
     build.py list                                     built images: name, archive, sizes
     build.py base-path                                the shared base rootfs (built if missing)
 
-IMAGE is pulp-minimal, pulp-web, redis, postgresql or pgbouncer (default: all). With several --pulpcore, the Pulp
+IMAGE is pulp-minimal, pulp-web, redis, postgresql or pgbouncer (default: all), or postgresql-17 (built and
+imported only when named: the release the PostgreSQL major-upgrade test upgrades to). With several --pulpcore, the Pulp
 images are built for each release (the first is the default; the others are the releases the real
 upgrade tests start from) and Redis and PostgreSQL once. The cache is
 ${PULP_IMAGE_CACHE:-$HOME/.cache/pulp-pulumi-images}: base/<key>/ and images/<image>/<key>/, where
@@ -33,11 +34,14 @@ CACHE = os.environ.get("PULP_IMAGE_CACHE") or os.path.expanduser("~/.cache/pulp-
 SUITE = "bookworm"
 # Images whose package bookworm has too old: CloudNativePG's Pooler writes `auth_dbname`, which
 # PgBouncer has since 1.19 (bookworm ships 1.18; trixie 1.24).
-SUITES = {"pgbouncer": "trixie"}
+# PostgreSQL 17, the major a CloudNativePG cluster of bookworm's 15 is upgraded to in place, is trixie's.
+SUITES = {"pgbouncer": "trixie", "postgresql-17": "trixie"}
 MIRROR = "http://deb.debian.org/debian"
 BASE_INCLUDE = "python3,ca-certificates"
 DEFAULT_PULPCORE = "3.123.1"
 IMAGES = ["pulp-minimal", "pulp-web", "redis", "postgresql", "pgbouncer"]
+# Built and imported only when named, so that the suites that never use them do not pay for them.
+ON_REQUEST = ["postgresql-17"]
 
 
 def log(*a):
@@ -198,7 +202,7 @@ class Build:
         # The recipe leaves image.json: {"tag": ..., "config": {...}}.
         with open(os.path.join(d, "image.json")) as f:
             spec = json.load(f)
-        name = f"localhost/{image}:{spec['tag']}"
+        name = f"localhost/{spec.get('repository', image)}:{spec['tag']}"
         t1 = time.time()
         digests = oci.write_archive(rootfs, name, os.path.join(d, "image.tar"), spec["config"])
         meta = {
@@ -247,14 +251,14 @@ def main(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build")
-    b.add_argument("images", nargs="*", default=[], help=" ".join(IMAGES))
+    b.add_argument("images", nargs="*", default=[], help=" ".join(IMAGES + ON_REQUEST))
     b.add_argument("--pulpcore", action="append", help=f"a pulpcore release (repeatable; default {DEFAULT_PULPCORE})")
     b.add_argument("--json", action="store_true", help="print the metadata as JSON")
     i = sub.add_parser("import")
     i.add_argument("--address", required=True, help="containerd socket")
     i.add_argument("--ctr", default="ctr")
     i.add_argument("--namespace", default="k8s.io")
-    i.add_argument("names", nargs="*", default=[], help="image names (default: every built image)")
+    i.add_argument("names", nargs="*", default=[], help="image names (default: every built image but those built on request)")
     sub.add_parser("list")
     sub.add_parser("base-path")
     a = p.parse_args(argv)
@@ -262,9 +266,9 @@ def main(argv):
         print(base_path())
     elif a.cmd == "build":
         t0 = time.time()
-        bad = [x for x in a.images if x not in IMAGES]
+        bad = [x for x in a.images if x not in IMAGES + ON_REQUEST]
         if bad:
-            sys.exit(f"unknown image {bad}; choose from {IMAGES}")
+            sys.exit(f"unknown image {bad}; choose from {IMAGES + ON_REQUEST}")
         releases = a.pulpcore or [os.environ.get("PULPCORE_VERSION", DEFAULT_PULPCORE)]
         wanted = a.images or IMAGES
         metas = []
@@ -297,7 +301,8 @@ def main(argv):
             fcntl.flock(lock, fcntl.LOCK_EX)
             listed = subprocess.run(ctr + ["ls"], check=True, capture_output=True, text=True).stdout
             present = {f[0]: f[2] for f in (line.split() for line in listed.splitlines()[1:]) if len(f) > 2}
-            for m in (m for m in metas if not a.names or m["name"] in a.names):
+            named = (m for m in metas if m["name"] in a.names)
+            for m in named if a.names else (m for m in metas if m["image"] not in ON_REQUEST):
                 if present.get(m["name"]) != m["manifest"]:
                     subprocess.run(ctr + ["import", m["archive"]], check=True)
                 print(m["name"])

@@ -20,6 +20,9 @@ function builtNames(): { index: string; names: string[] } {
 /** Tags compared as versions (3.123.1 after 3.85.34), so the newest build is the one a name-less caller gets. */
 const byVersion = (a: string, b: string) => a.localeCompare(b, "en", { numeric: true });
 
+/** The PostgreSQL major of the test bed's databases and CloudNativePG clusters (Debian bookworm's). */
+export const TEST_BED_POSTGRES_MAJOR = 15;
+
 /** The image names testbed/images built, by kind (the newest of each); fails naming the build command when one is missing. */
 export function localImages(): {
   pulp: string;
@@ -41,7 +44,9 @@ export function localImages(): {
     pulp: find("pulp-minimal"),
     web: find("pulp-web"),
     redis: find("redis"),
-    postgresql: find("postgresql"),
+    // Bookworm's 15, named: the newest would be 17, which is built on request as the major-upgrade
+    // test's target (testbed/images/recipes/postgresql-17.sh).
+    postgresql: requireLocalImage(`localhost/postgresql:${TEST_BED_POSTGRES_MAJOR}`),
     pgbouncer: find("pgbouncer"),
   };
 }
@@ -113,4 +118,20 @@ export function importImages(): void {
     [path.join(REPO, "testbed/images/build.py"), "import", "--address", NODE_CONTAINERD],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
+}
+
+/**
+ * An image testbed/images builds only when named (build.py's ON_REQUEST, e.g. `postgresql-17`), built if it
+ * is not cached yet and imported into the real node; returns its name (`localhost/postgresql:17`).
+ */
+export function onRequestImage(recipe: string): string {
+  const build = path.join(REPO, "testbed/images/build.py");
+  const name = execFileSync("python3", [build, "build", recipe], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  }).trim();
+  execFileSync("python3", [build, "import", "--address", NODE_CONTAINERD, name], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return name;
 }

@@ -40,7 +40,11 @@ test("the CloudNativePG Cluster passes its CRD schema", async () => {
     bootstrap: { initdb: { database: "pulp", owner: "pulp" } },
     primaryUpdateMethod: "switchover",
   });
-  expect(cr.inputs.metadata.annotations["pulumi.com/waitFor"]).toBe("condition=Ready");
+  // Ready, and the data directory at the image's major (database.ts clusterAwait).
+  expect(JSON.parse(cr.inputs.metadata.annotations["pulumi.com/waitFor"])).toEqual([
+    "condition=Ready",
+    "jsonpath={.status.pgDataImageInfo.majorVersion}=16",
+  ]);
 });
 
 test("CDI DataVolumes pass their CRD schema", async () => {
