@@ -120,12 +120,20 @@ function cacheHttp(cache: ContentCacheInput): string {
         "~${atMostPattern(cache.maxEntryBytes)}" "";
         default 1;
     }
+    map $upstream_http_cache_control $pulp_content_not_shared {
+        "~*(no-store|private)" 1;
+        default "";
+    }
 `;
 }
 
 /**
  * A content location. With the cache, every request still goes to the content app (proxy_cache_bypass),
- * and its answer refreshes the copy; only when no content app can be reached (nginx's own 502 or 504, not
+ * and its answer refreshes the copy. pulpcore 3.122 and later mark every content answer `Cache-Control:
+ * public, max-age=0, must-revalidate` (content/handler.py EDGE_CACHE_CONTROL: a shared cache must ask Pulp
+ * each time), which nginx would honour by storing nothing; asking each time is what this location does, so
+ * it ignores that header and keeps only what an answer marks `no-store` or `private` out. Only when no
+ * content app can be reached (nginx's own 502 or 504, not
  * one the app sent: proxy_intercept_errors stays off) does the request go on to the copy. The copy is
  * keyed without the method, so a HEAD is answered from a GET's; recursive_error_pages is read here, in the
  * first location, and lets the copy's own miss become @unavailable's 503.
@@ -138,7 +146,8 @@ function contentLocation(path: string, cache: ContentCacheInput | undefined): st
             proxy_cache_key $http_host$request_uri;
             proxy_cache_convert_head off;
             proxy_cache_bypass 1;
-            proxy_no_cache $pulp_content_too_big;
+            proxy_ignore_headers Cache-Control Expires;
+            proxy_no_cache $pulp_content_too_big $pulp_content_not_shared;
             proxy_cache_valid 200 30d;
             proxy_connect_timeout ${COPY_CONNECT_TIMEOUT_SECONDS}s;
             proxy_next_upstream_timeout ${COPY_NEXT_UPSTREAM_SECONDS}s;

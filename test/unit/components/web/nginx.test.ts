@@ -50,7 +50,10 @@ test("with the cache, every content request still goes to the content app; the c
     // Never answered from the cache here, whatever it holds; the answer refreshes the copy.
     expect(block).toMatch(/proxy_cache_bypass 1;/);
     expect(block).toMatch(/proxy_cache \$pulp_content_cache;/);
-    expect(block).toMatch(/proxy_no_cache \$pulp_content_too_big;/);
+    // pulpcore 3.122+ sends `Cache-Control: public, max-age=0, must-revalidate` with every answer: obeyed,
+    // nginx would keep no copy at all (found on the real node with 3.123.1).
+    expect(block).toMatch(/proxy_ignore_headers Cache-Control Expires;/);
+    expect(block).toMatch(/proxy_no_cache \$pulp_content_too_big \$pulp_content_not_shared;/);
     expect(block).toMatch(/error_page 502 504 = @content_copy;/);
     expect(block).toMatch(/recursive_error_pages on;/);
     // With a copy to fall back on, the tries are short: each waits for a reject the node rate-limits.
@@ -98,4 +101,15 @@ test("kept: GETs without credentials, a signed URL, ranges or conditions, or a h
   expect(new RegExp(pattern).test(String(32 * 2 ** 20 + 1))).toBe(false);
   // No Content-Length (a streamed answer): not kept.
   expect(new RegExp(pattern).test("")).toBe(false);
+  // An answer the content app marks no-store (a redirect with a signed URL) or private: not kept; Pulp's
+  // own public answers are.
+  const [, notShared] =
+    /map \$upstream_http_cache_control \$pulp_content_not_shared \{\s+"~\*([^"]+)" 1;\s+default "";/.exec(
+      conf,
+    ) ?? [];
+  const kept = (cacheControl: string) => !new RegExp(notShared, "i").test(cacheControl);
+  expect(kept("public, max-age=0, must-revalidate")).toBe(true);
+  expect(kept("")).toBe(true);
+  expect(kept("no-store")).toBe(false);
+  expect(kept("Private, max-age=60")).toBe(false);
 });
