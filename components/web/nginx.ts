@@ -131,10 +131,10 @@ function cacheHttp(cache: ContentCacheInput): string {
  * A content location. With the cache, every request still goes to the content app (proxy_cache_bypass),
  * and its answer refreshes the copy. pulpcore 3.122 and later mark every content answer `Cache-Control:
  * public, max-age=0, must-revalidate` (content/handler.py EDGE_CACHE_CONTROL: a shared cache must ask Pulp
- * each time), which nginx would honour by storing nothing; asking each time is what this location does, so
- * it ignores that header and keeps only what an answer marks `no-store` or `private` out. Only when no
- * content app can be reached (nginx's own 502 or 504, not
- * one the app sent: proxy_intercept_errors stays off) does the request go on to the copy. The copy is
+ * each time), which nginx would honour by storing nothing. Asking each time is what this location does, so
+ * it ignores that header, and keeps out only an answer marked `no-store` or `private`. Only when no content
+ * app can be reached (nginx's own 502 or 504, not one the app sent: proxy_intercept_errors stays off) does
+ * the request go on to the copy. The copy is
  * keyed without the method, so a HEAD is answered from a GET's; recursive_error_pages is read here, in the
  * first location, and lets the copy's own miss become @unavailable's 503.
  */

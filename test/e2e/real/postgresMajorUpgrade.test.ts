@@ -44,7 +44,7 @@ const claims = () =>
       .map((c) => [c.metadata.name, c.metadata.uid]),
   );
 
-/** What the primary's server reports: its version number and whether it is in recovery. */
+/** The primary's server_version_num (170004 for 17.4). */
 function serverVersion(): number {
   const primary = getJson(["cluster", CLUSTER, "-n", NS]).status.currentPrimary;
   const out = kubectl([
