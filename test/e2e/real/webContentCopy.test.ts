@@ -56,7 +56,7 @@ beforeAll(
       files[name] = { contentPath, sha256: sha256(fs.readFileSync(file)) };
     }
   },
-  15 * 60 * 1000,
+  25 * 60 * 1000, // an install and two uploads: beside another lane they took over 15 min
 );
 
 afterAll(() => {
