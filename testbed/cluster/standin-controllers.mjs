@@ -129,6 +129,12 @@ function parseQuantity(q) {
 
 const isReady = (c) => (c.status?.conditions ?? []).some((x) => x.type === "Ready" && x.status === "True");
 
+/** status.pgDataImageInfo for an image whose tag starts with its major ("17", "17.6-system-trixie"). */
+function dataImageInfo(image) {
+  const major = /:(\d+)(\.\d+)*(-[A-Za-z0-9.-]+)?$/.exec(image ?? "")?.[1];
+  return major ? { pgDataImageInfo: { image, majorVersion: Number(major) } } : {};
+}
+
 async function reconcileCluster(c) {
   const ns = c.metadata.namespace;
   const name = c.metadata.name;
@@ -205,6 +211,8 @@ async function reconcileCluster(c) {
     readService: `${name}-r`,
     currentPrimary: `${name}-1`,
     targetPrimary: `${name}-1`,
+    // As the operator reports the data directory's image (the program awaits its major, database.ts).
+    ...dataImageInfo(c.spec?.imageName),
     conditions: [
       {
         type: "Ready",
