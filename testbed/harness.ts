@@ -372,15 +372,18 @@ export const readiness = (mode: "slow" | "never", after = "4s") => ({
   podAnnotations: { "pulp-e2e/readiness": mode, "pulp-e2e/ready-after": after },
 });
 
+/** Whether a pod or node reports the condition Ready True. */
+export const isReady = (object: any): boolean =>
+  Boolean(
+    object.status?.conditions?.some(
+      (c: { type: string; status: string }) => c.type === "Ready" && c.status === "True",
+    ),
+  );
+
 /** A node the scheduler can place a pod on: Ready, not cordoned, with the capacity kwok (or a kubelet) gave it. */
 export function schedulable(node: any): boolean {
-  const readyNow = node.status?.conditions?.some(
-    (c: { type: string; status: string }) => c.type === "Ready" && c.status === "True",
-  );
   // A quantity ("110", or "1M" as kwok's default node has it): its leading number says whether there is room.
-  return (
-    Boolean(readyNow) && !node.spec?.unschedulable && parseFloat(node.status?.allocatable?.pods ?? "0") > 0
-  );
+  return isReady(node) && !node.spec?.unschedulable && parseFloat(node.status?.allocatable?.pods ?? "0") > 0;
 }
 
 /** The scheduler's latest word on each pod of the namespace it could not place, one line a pod. */

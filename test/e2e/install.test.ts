@@ -11,6 +11,7 @@ import {
   revisions,
   getJson,
   unfinishedRollouts,
+  isReady,
   items,
   KWOK_STACK_FILE,
   kubectl,
@@ -340,10 +341,6 @@ test("draining the node that holds every replica of api, content and web never l
     getJson<{ items: any[] }>(["pods", "-n", NS, "-l", selector]).items.filter(
       (p) => !p.metadata.deletionTimestamp,
     );
-  const ready = (p: any) =>
-    p.status.conditions?.some(
-      (k: { type: string; status: string }) => k.type === "Ready" && k.status === "True",
-    );
   const kwokNodes = getJson<{ items: any[] }>(["nodes", "-l", "type=kwok"]).items;
   const nodes = kwokNodes.map((n) => n.metadata.name as string);
   // The victim must be able to take every replica: a node kwok has not given its status yet (one the
@@ -365,7 +362,7 @@ test("draining the node that holds every replica of api, content and web never l
     const onVictim = (c: string) =>
       servedPods().filter(
         (p) =>
-          p.metadata.labels["app.kubernetes.io/component"] === c && p.spec.nodeName === victim && ready(p),
+          p.metadata.labels["app.kubernetes.io/component"] === c && p.spec.nodeName === victim && isReady(p),
       ).length;
     await waitUntil(
       `every replica of ${served.join(" and ")} ready on ${victim}`,
@@ -375,7 +372,7 @@ test("draining the node that holds every replica of api, content and web never l
         detail: () =>
           [
             ...servedPods().map(
-              (p) => `${p.metadata.name} on ${p.spec.nodeName ?? "(none)"} ready ${Boolean(ready(p))}`,
+              (p) => `${p.metadata.name} on ${p.spec.nodeName ?? "(none)"} ready ${isReady(p)}`,
             ),
             `${victim}: ${JSON.stringify(getJson(["node", victim]).status?.conditions ?? [])}`,
             ...schedulingFailures(NS),

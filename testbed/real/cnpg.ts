@@ -151,3 +151,28 @@ export async function switchover(
   );
   return { from, to, seconds: (Date.now() - started) / 1000 };
 }
+
+/** One SQL statement on the Cluster's current primary as the postgres superuser (`psql -At`); its name and output. */
+export function onPrimary(
+  namespace: string,
+  cluster: string,
+  sql: string,
+): { primary: string; output: string } {
+  const primary: string = getJson(["cluster", cluster, "-n", namespace]).status.currentPrimary;
+  const output = kubectl([
+    "exec",
+    "-n",
+    namespace,
+    primary,
+    "-c",
+    "postgres",
+    "--",
+    "psql",
+    "-U",
+    "postgres",
+    "-At",
+    "-c",
+    sql,
+  ]).trim();
+  return { primary, output };
+}

@@ -174,3 +174,13 @@ export function restoreCheckInApi(
       .join("\n"),
   };
 }
+
+/** Restarts of the Pulp containers (api, content, worker, web) of the namespace, by pod; pods without any left out. */
+export function restartedPulpContainers(namespace: string): Record<string, number> {
+  return Object.fromEntries(
+    items("pods", namespace)
+      .filter((p) => /^pulp-(api|content|worker|web)-/.test(p.metadata.name))
+      .map((p) => [p.metadata.name, p.status.containerStatuses?.[0]?.restartCount ?? 0])
+      .filter(([, n]) => (n as number) > 0),
+  );
+}

@@ -9,10 +9,10 @@ import * as os from "os";
 import * as path from "path";
 import { items, kubectl, waitUntil } from "../../../testbed/harness";
 import { distributeFile, get, podReport } from "../../../testbed/real/clients";
-import { switchover } from "../../../testbed/real/cnpg";
+import { onPrimary, switchover } from "../../../testbed/real/cnpg";
 import type { LoadTarget } from "../../../testbed/real/load";
 import { underLoad } from "../../../testbed/real/loadTarget";
-import { PULP_LIBPQ, pulpShell } from "../../../testbed/real/operate";
+import { PULP_LIBPQ, pulpShell, restartedPulpContainers } from "../../../testbed/real/operate";
 import { ONE_POD_EACH } from "../../../testbed/real/stack";
 import { dropRelease, installRelease, ReleaseStack } from "../../../testbed/real/upgradeStack";
 
@@ -82,24 +82,12 @@ function pgbouncerShow(what: string): Record<string, string>[] {
 
 /** The primary, and the client addresses of Pulp's sessions there (database pulp, user pulp). */
 function pulpSessionsOnPrimary(): { primary: string; clients: string[] } {
-  const cluster = JSON.parse(kubectl(["get", "cluster", CLUSTER, "-n", NS, "-o", "json"]));
-  const primary: string = cluster.status.currentPrimary;
-  const out = kubectl([
-    "exec",
-    "-n",
+  const { primary, output } = onPrimary(
     NS,
-    primary,
-    "-c",
-    "postgres",
-    "--",
-    "psql",
-    "-U",
-    "postgres",
-    "-At",
-    "-c",
+    CLUSTER,
     "SELECT DISTINCT host(client_addr) FROM pg_stat_activity WHERE datname = 'pulp' AND usename = 'pulp'",
-  ]).trim();
-  return { primary, clients: out ? out.split("\n").sort() : [] };
+  );
+  return { primary, clients: output ? output.split("\n").sort() : [] };
 }
 
 // What the api pod runs: Pulp's own connection (host, TLS), then libpq with Pulp's settings but the
@@ -152,7 +140,7 @@ test("after a switchover the pooler follows the new primary: Pulp serves and run
   const run = await underLoad(target, OUT, "pooled-switchover", NS, () => switchover(NS, CLUSTER), 20_000);
   process.stdout.write(
     `pooled switchover ${run.result.from} -> ${run.result.to} in ${run.result.seconds.toFixed(1)} s; ` +
-      `Pulp containers restarted: ${JSON.stringify(restartedPulpContainers())}\n`,
+      `Pulp containers restarted: ${JSON.stringify(restartedPulpContainers(NS))}\n`,
   );
   expect(run.result.from).toBe(before.primary);
   // Serves again, and a task (upload, publish, distribute) completes through the pooler.
@@ -178,13 +166,3 @@ test("after a switchover the pooler follows the new primary: Pulp serves and run
   expect(servers.length).toBeGreaterThan(0);
   expect(poolerPods().map((p) => p.status.containerStatuses[0].restartCount)).toEqual([0]);
 });
-
-/** Restarts of the Pulp containers (api, content, worker, web), by pod. */
-function restartedPulpContainers(): Record<string, number> {
-  return Object.fromEntries(
-    items("pods", NS)
-      .filter((p) => /^pulp-(api|content|worker|web)-/.test(p.metadata.name))
-      .map((p) => [p.metadata.name, p.status.containerStatuses?.[0]?.restartCount ?? 0])
-      .filter(([, n]) => (n as number) > 0),
-  );
-}

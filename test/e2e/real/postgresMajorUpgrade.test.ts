@@ -9,10 +9,12 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { getJson, items, kubectl, mustPulumi, waitUntil } from "../../../testbed/harness";
+import { getJson, items, mustPulumi, waitUntil } from "../../../testbed/harness";
 import { distributeFile, get, podReport, sha256 } from "../../../testbed/real/clients";
+import { onPrimary } from "../../../testbed/real/cnpg";
 import type { LoadTarget } from "../../../testbed/real/load";
 import { underLoad } from "../../../testbed/real/loadTarget";
+import { restartedPulpContainers } from "../../../testbed/real/operate";
 import { ONE_POD_EACH, onRequestImage, TEST_BED_POSTGRES_MAJOR } from "../../../testbed/real/stack";
 import { dropRelease, installRelease, ReleaseStack } from "../../../testbed/real/upgradeStack";
 
@@ -45,25 +47,7 @@ const claims = () =>
   );
 
 /** The primary's server_version_num (170004 for 17.4). */
-function serverVersion(): number {
-  const primary = getJson(["cluster", CLUSTER, "-n", NS]).status.currentPrimary;
-  const out = kubectl([
-    "exec",
-    "-n",
-    NS,
-    primary,
-    "-c",
-    "postgres",
-    "--",
-    "psql",
-    "-U",
-    "postgres",
-    "-At",
-    "-c",
-    "SHOW server_version_num",
-  ]);
-  return Number(out.trim());
-}
+const serverVersion = () => Number(onPrimary(NS, CLUSTER, "SHOW server_version_num").output);
 
 beforeAll(
   async () => {
@@ -128,7 +112,7 @@ test("`pulumi up` returns once the data is 17's on the same volume and the insta
   process.stdout.write(
     `pg-major: up took ${up.seconds.toFixed(1)} s; when it returned the Cluster was ${JSON.stringify(atReturn)}; ` +
       `status/ answered ${(servedAfterMs / 1000).toFixed(1)} s after that; Pulp containers restarted: ` +
-      `${JSON.stringify(restarts())}\n`,
+      `${JSON.stringify(restartedPulpContainers(NS))}\n`,
   );
   // `up` waited for the upgrade (database.ts clusterAwait): the data is 17's when it returns.
   expect(atReturn).toEqual({
@@ -149,16 +133,6 @@ test("`pulumi up` returns once the data is 17's on the same volume and the insta
   const { contentPath } = distributeFile(pulp(), "after-upgrade", after, "after-upgrade.bin");
   expect((await get(`${target.baseUrl}${contentPath}`)).status).toBe(200);
 });
-
-/** Restarts of the Pulp containers (api, content, worker, web), by pod. */
-function restarts(): Record<string, number> {
-  return Object.fromEntries(
-    items("pods", NS)
-      .filter((p) => /^pulp-(api|content|worker|web)-/.test(p.metadata.name))
-      .map((p) => [p.metadata.name, p.status.containerStatuses?.[0]?.restartCount ?? 0])
-      .filter(([, n]) => (n as number) > 0),
-  );
-}
 
 test("the next preview changes nothing", () => {
   mustPulumi(STACK.stack, ["preview", "--expect-no-changes"]);
